@@ -1,0 +1,395 @@
+"""The xlakb command line: the only place that prints or exits."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from . import __version__
+from .errors import XlakbError
+
+EXIT_ERROR, EXIT_BUG, EXIT_INTERRUPT = 1, 3, 130
+
+
+# -- output helpers -----------------------------------------------------------------
+class ConsoleProgress:
+    """Progress on stderr: steps with how many are left, downloads, notes."""
+
+    def __init__(self, stream=None, quiet: bool = False) -> None:
+        self.stream = stream or sys.stderr
+        self.quiet = quiet
+        self._last_download = 0.0
+
+    def step(self, done: int, total: int, message: str) -> None:
+        if not self.quiet:
+            print(f"[{done}/{total}] {message}", file=self.stream, flush=True)
+
+    def info(self, message: str) -> None:
+        if not self.quiet:
+            print(f"  {message}", file=self.stream, flush=True)
+
+    def download(self, name: str, done_bytes: int, total_bytes: int | None) -> None:
+        now = time.monotonic()
+        finished = total_bytes is not None and done_bytes >= total_bytes
+        if self.quiet or (now - self._last_download < 1.0 and not finished):
+            return
+        self._last_download = now
+        size = f"{done_bytes / 1e6:.1f}/{total_bytes / 1e6:.1f} MB" if total_bytes else f"{done_bytes / 1e6:.1f} MB"
+        print(f"  downloading {name}: {size}", file=self.stream, flush=True)
+
+
+def find_root(explicit: str | None) -> Path:
+    if explicit:
+        root = Path(explicit).resolve()
+        if not (root / "issues").is_dir():
+            raise XlakbError(f"{root}: no issues/ folder here", hint="--root must be an xlakb checkout")
+        return root
+    env = os.environ.get("XLAKB_ROOT")
+    if env:
+        return find_root(env)
+    here = Path.cwd().resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / "issues").is_dir() and (candidate / "reproducers").is_dir():
+            return candidate
+    raise XlakbError(f"{here}: not inside an xlakb checkout (no issues/ and reproducers/ above it)", hint="cd into the repository or pass --root")
+
+
+def _backend(args):
+    from .envs import get_backend
+
+    backend = get_backend(args.runner)
+    if args.runner == "auto":
+        print(f"runner: {backend.name} (auto)", file=sys.stderr)
+    return backend
+
+
+def _links(args) -> tuple[str, ...]:
+    return tuple(str(Path(p).resolve()) for p in (args.find_links or []))
+
+
+# -- commands ---------------------------------------------------------------------
+def cmd_validate(args) -> int:
+    from .records import validate
+
+    root = find_root(args.root)
+    records, problems = validate(root)
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"{len(problems)} problem(s) in {len({p.path for p in problems})} file(s); {len(records)} record(s) valid", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"{len(records)} record(s) valid")
+    return 0
+
+
+def cmd_list(args) -> int:
+    from .records import load_records
+
+    records = load_records(find_root(args.root))
+    rows = [r for r in records if (not args.status or r.status == args.status) and (not args.tag or args.tag in r.tags)
+            and (not args.component or r.component == args.component)]
+    if not rows:
+        print("no records match", file=sys.stderr)
+        return 0
+    width = max(len(r.id) for r in rows)
+    for r in rows:
+        print(f"{r.id:<{width}}  {r.status:<15}  {r.text('title', args.lang)}")
+    return 0
+
+
+def cmd_show(args) -> int:
+    from .records import load_record
+    from .results import load_matrix
+
+    root = find_root(args.root)
+    rec = load_record(root, args.id)
+    lang = args.lang
+    zh = lang == "zh"
+    label = (lambda en, z: z if zh else en)
+    print(f"{rec.id} — {rec.text('title', lang)}")
+    print(f"{label('status', '状态')}: {rec.status}   {label('component', '组件')}: {rec.component}   tags: {', '.join(rec.tags)}")
+    print()
+    print(rec.text("summary", lang).strip())
+    print(f"\n{label('Symptoms', '症状')}:")
+    for s in rec.text("symptoms", lang):
+        print(f"  - {s}")
+    print(f"\n{label('Root cause', '根本原因')}:\n  {rec.text('root_cause', lang).strip()}")
+    print(f"\n{label('Workaround', '临时解决办法')}:\n  {rec.text('workaround', lang).strip()}")
+    versions = rec.data["versions"]
+    print(f"\n{label('Affected (claimed)', '受影响版本（记录所称）')}: torch_xla {versions['affected']}"
+          + (f"; {label('fixed in', '修复于')} {versions['fixed_in']}" if versions.get("fixed_in") else ""))
+    matrix = load_matrix(root, rec.id)
+    if matrix:
+        cells = ", ".join(f"{r['candidate']}={r['verdict']}" for r in matrix["results"])
+        print(f"{label('Measured', '实测')}: {cells}")
+    up = rec.data["upstream"]
+    links = [rec.upstream_url(n) for n in up.get("issues", []) + up.get("fixed_by", [])]
+    if links:
+        print(f"\n{label('Upstream', '上游')}: " + " ".join(links))
+    env = " ".join(f"{k}={v}" for k, v in rec.env_vars.items())
+    print(f"\n{label('Reproduce', '复现')}: PJRT_DEVICE=CPU CPU_NUM_DEVICES={rec.devices} {env + ' ' if env else ''}python {rec.reproducer['path']}")
+    print(f"  xlakb repro {rec.id} --torch-xla <version>")
+    return 0
+
+
+def cmd_new(args) -> int:
+    from .scaffold import scaffold
+
+    root = find_root(args.root)
+    record, repro = scaffold(root, args.id, args.component)
+    print(f"created {record.relative_to(root)} and {repro.relative_to(root)}")
+    print("next: fill in both languages, make the reproducer show the bug, then")
+    print(f"  xlakb repro {args.id} --torch-xla <affected release>   # expect: reproduced")
+    print(f"  xlakb repro {args.id} --torch-xla <fixed release>      # expect: not-reproduced")
+    print("  xlakb validate")
+    return 0
+
+
+def cmd_repro(args) -> int:
+    from .candidates.releases import release
+    from .records import load_record
+    from .runner import VerdictCache, probe
+
+    root = find_root(args.root)
+    rec = load_record(root, args.id)
+    cand = release(args.torch_xla)
+    backend = _backend(args)
+    progress = ConsoleProgress(quiet=args.quiet)
+    progress.step(0, 1, f"{rec.id} on torch_xla {cand.label} (torch {cand.torch}, runner {backend.name})")
+    cache = VerdictCache() if args.cached else None
+    res = probe(rec, cand, backend, progress=progress, cache=cache, find_links=_links(args), index_url=args.index_url)
+    print(f"{rec.id} on torch_xla {cand.label}: {res.verdict.value} ({res.detail})")
+    print(f"time: {res.duration_s:.1f} s{' (cached verdict)' if res.cached else ''}")
+    print(f"log: {res.log}")
+    if args.expect:
+        expected = args.expect
+        if expected == "claim":
+            claim = rec.claims(cand.label)
+            if claim is None:
+                raise XlakbError(f"{rec.id} makes no claim about torch_xla {cand.label}", hint="pass --expect reproduced or not-reproduced")
+            expected = "reproduced" if claim else "not-reproduced"
+        if res.verdict.value != expected:
+            print(f"expected {expected}, measured {res.verdict.value}", file=sys.stderr)
+            return EXIT_ERROR
+    return 0
+
+
+def cmd_matrix(args) -> int:
+    from .candidates.releases import release, releases_between
+    from .matrix import disagreements, run_matrix
+    from .records import load_record
+    from .results import save_matrix
+    from .runner import VerdictCache
+
+    root = find_root(args.root)
+    rec = load_record(root, args.id)
+    cands = [release(v) for v in args.versions] if args.versions else releases_between()
+    backend = _backend(args)
+    progress = ConsoleProgress(quiet=args.quiet)
+    results = run_matrix(rec, cands, backend, progress=progress, cache=None if args.fresh else VerdictCache(),
+                         find_links=_links(args), index_url=args.index_url)
+    print(f"\n{rec.id}: torch_xla releases, as measured ({backend.name} runner)")
+    print(f"{'torch_xla':<10} {'torch':<8} {'verdict':<15} {'time':>7}  detail")
+    for r in results:
+        print(f"{r.candidate:<10} {r.torch:<8} {r.verdict.value:<15} {r.duration_s:6.1f}s  {r.detail[:70]}")
+    if not args.no_save:
+        path = save_matrix(root, rec, results, backend.name)
+        print(f"\nwritten: {path.relative_to(root)}")
+    for line in disagreements(rec, results):
+        print(f"warning: {line}", file=sys.stderr)
+    return 0
+
+
+def cmd_triage(args) -> int:
+    from .records import load_records
+    from .triage import triage
+
+    root = find_root(args.root)
+    if args.file in (None, "-"):
+        if sys.stdin.isatty():
+            raise XlakbError("no log given", hint="pass a file, or pipe a log: xlakb triage - < crash.log")
+        text = sys.stdin.read()
+        source = "standard input"
+    else:
+        path = Path(args.file)
+        try:
+            text = path.read_text("utf-8", errors="replace")
+        except OSError as err:
+            raise XlakbError(f"{path}: cannot read ({err.strerror})") from None
+        source = str(path)
+    matches = triage(text, load_records(root))
+    zh = args.lang == "zh"
+    if not matches:
+        print(("在 " + source + " 中没有匹配到已知问题") if zh else f"no known record matches {source}")
+        return 0
+    for m in matches:
+        rec = m.record
+        print(f"{rec.id} [{rec.status}] — {rec.text('title', args.lang)}")
+        print(f"  {'匹配' if zh else 'matched'} (line {m.line}): {m.excerpt}")
+        fixed = rec.fixed_in
+        if fixed:
+            print(f"  {'修复于' if zh else 'fixed in'}: torch_xla {fixed}")
+        print(f"  {'临时解决办法' if zh else 'workaround'}: {' '.join(rec.text('workaround', args.lang).split())}")
+        print(f"  {'详情' if zh else 'more'}: xlakb show {rec.id}{' --lang zh' if zh else ''}")
+    return 0
+
+
+def cmd_releases(args) -> int:
+    from .candidates.releases import DEFAULT_INDEX, published_versions, release_table
+
+    table = release_table()
+    for version, entry in table.items():
+        pins = ", ".join(entry.get("pins", [])) or "-"
+        print(f"torch_xla {version:<7} torch {entry['torch']:<7} pins: {pins}")
+    if args.check:
+        published = published_versions(args.index_url or DEFAULT_INDEX)
+        missing = [v for v in published if v not in table]
+        if missing:
+            print(f"not in the release table (add them to src/xlakb/data/releases.yaml): {', '.join(missing)}", file=sys.stderr)
+            return EXIT_ERROR
+        print(f"the table covers all {len(published)} published releases")
+    return 0
+
+
+def cmd_env(args) -> int:
+    from .envs.uv import UvBackend
+
+    backend = UvBackend()
+    envs = backend.list()
+    if args.action == "list":
+        for info in envs:
+            print(f"{info['key']}  {' '.join(info['spec']['requirements'])}")
+        print(f"{len(envs)} environment(s) in {backend.root}")
+    elif args.action == "prune":
+        removed = sum(backend.remove(info["key"]) for info in envs)
+        print(f"removed {removed} environment(s) from {backend.root}")
+    return 0
+
+
+def cmd_site(args) -> int:
+    from .sitegen.build import build_site, serve_site
+
+    root = find_root(args.root)
+    if args.action == "build":
+        out = build_site(root, Path(args.out) if args.out else root / "build" / "site", strict=True, progress=ConsoleProgress())
+        print(f"site built: {out}")
+    else:
+        serve_site(root, host=args.host, port=args.port)
+    return 0
+
+
+# -- parser -----------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="xlakb", description="A knowledge base of PyTorch/XLA bugs that proves its own claims.")
+    p.add_argument("--version", action="version", version=f"xlakb {__version__}")
+    p.add_argument("--root", help="the xlakb checkout (default: found from the current directory, or $XLAKB_ROOT)")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def runner_opts(sp):
+        sp.add_argument("--runner", choices=["auto", "uv", "docker"], default="auto", help="where probes run (auto: Docker when a daemon answers)")
+        sp.add_argument("--find-links", action="append", metavar="DIR", help="a local wheelhouse to install from (repeatable)")
+        sp.add_argument("--index-url", help="package index to install torch_xla/torch from (default: PyPI)")
+        sp.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+
+    sp = sub.add_parser("validate", help="check every record: schema, ids, reproducers, both languages, links")
+    sp.set_defaults(func=cmd_validate)
+
+    sp = sub.add_parser("list", help="list records")
+    sp.add_argument("--status", choices=["open", "fixed", "regressed", "workaround-only", "wontfix"])
+    sp.add_argument("--tag")
+    sp.add_argument("--component")
+    sp.add_argument("--lang", choices=["en", "zh"], default="en")
+    sp.set_defaults(func=cmd_list)
+
+    sp = sub.add_parser("show", help="show one record")
+    sp.add_argument("id")
+    sp.add_argument("--lang", choices=["en", "zh"], default="en")
+    sp.set_defaults(func=cmd_show)
+
+    sp = sub.add_parser("new", help="scaffold a record and its reproducer")
+    sp.add_argument("id")
+    sp.add_argument("--component", default="misc")
+    sp.set_defaults(func=cmd_new)
+
+    sp = sub.add_parser("repro", help="run a record's reproducer once on one torch_xla release")
+    sp.add_argument("id")
+    sp.add_argument("--torch-xla", required=True, metavar="VERSION")
+    sp.add_argument("--expect", choices=["reproduced", "not-reproduced", "claim"], help="exit 1 unless the verdict is this ('claim': what the record claims for this release)")
+    sp.add_argument("--cached", action="store_true", help="reuse a cached verdict for the same reproducer and environment")
+    runner_opts(sp)
+    sp.set_defaults(func=cmd_repro)
+
+    sp = sub.add_parser("matrix", help="run a reproducer across releases and record the affected-versions table")
+    sp.add_argument("id")
+    sp.add_argument("--versions", nargs="+", metavar="VERSION", help="releases to run (default: all published)")
+    sp.add_argument("--fresh", action="store_true", help="ignore cached verdicts")
+    sp.add_argument("--no-save", action="store_true", help="do not write bisect/<id>/matrix.json")
+    runner_opts(sp)
+    sp.set_defaults(func=cmd_matrix)
+
+    sp = sub.add_parser("triage", help="name the known records that match a log or traceback")
+    sp.add_argument("file", nargs="?", help="a log file, or - for standard input")
+    sp.add_argument("--lang", choices=["en", "zh"], default="en")
+    sp.set_defaults(func=cmd_triage)
+
+    sp = sub.add_parser("releases", help="the torch_xla releases xlakb knows, with their torch")
+    sp.add_argument("--check", action="store_true", help="compare with the package index")
+    sp.add_argument("--index-url")
+    sp.set_defaults(func=cmd_releases)
+
+    sp = sub.add_parser("env", help="cached environments")
+    sp.add_argument("action", choices=["list", "prune"])
+    sp.set_defaults(func=cmd_env)
+
+    sp = sub.add_parser("site", help="build or serve the knowledge-base site")
+    sp.add_argument("action", choices=["build", "serve"])
+    sp.add_argument("--out", help="output folder (default: build/site)")
+    sp.add_argument("--host", default="127.0.0.1")
+    sp.add_argument("--port", type=int, default=8000)
+    sp.set_defaults(func=cmd_site)
+
+    try:
+        from .bisectcli import add_parser as add_bisect
+    except ImportError:
+        pass
+    else:
+        add_bisect(sub, runner_opts)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except XlakbError as err:
+        print(f"xlakb: error: {err}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("xlakb: interrupted (run the same command again to resume; finished work is kept)", file=sys.stderr)
+        return EXIT_INTERRUPT
+    except BrokenPipeError:
+        return 0
+    except Exception:
+        from .envs import cache_dir
+
+        stamp = _dt.datetime.now().strftime("%Y%m%dT%H%M%S")
+        log = cache_dir() / f"crash-{stamp}.log"
+        try:
+            log.parent.mkdir(parents=True, exist_ok=True)
+            log.write_text(f"xlakb {__version__}\nargv: {sys.argv}\n\n{traceback.format_exc()}")
+            where = f"details in {log}"
+        except OSError:
+            where = "traceback follows"
+            traceback.print_exc()
+        print(f"xlakb: internal error ({where}); please report it with that file", file=sys.stderr)
+        return EXIT_BUG
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""Environments: where a reproducer runs, behind one small protocol.
+
+A backend (:class:`Backend`) turns an :class:`EnvSpec` — exactly what is to be
+installed — into a ready :class:`Prepared` environment (``ensure``), cached by
+the spec's key, and runs a script in it (``run``).  Backends live in the
+:data:`BACKENDS` registry: ``uv`` (local virtualenvs) and ``docker``
+(containers).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping, Protocol
+
+from ..errors import XlakbError
+from ..proc import RunResult
+from ..progress import Progress
+
+ENV_FORMAT = 1  # bump when the on-disk layout of an environment changes
+
+
+def cache_dir() -> Path:
+    """Root of xlakb's cache: ``$XLAKB_CACHE_DIR``, else ``$XDG_CACHE_HOME/xlakb``, else ``~/.cache/xlakb``."""
+    explicit = os.environ.get("XLAKB_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "xlakb"
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """Exactly what an environment holds; its :meth:`key` names it in the cache.
+
+    ``requirements`` are PEP 508 strings or absolute wheel paths (nightlies);
+    ``find_links`` are local wheelhouses; ``index_url`` overrides the package index ("none": no index,
+    only the wheelhouses);
+    ``overlay`` is (repo, sha) whose torch_xla/*.py files are laid over the installed package.
+    """
+
+    python: str
+    requirements: tuple[str, ...]
+    find_links: tuple[str, ...] = ()
+    index_url: str | None = None
+    overlay: tuple[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "requirements", tuple(sorted(set(self.requirements))))
+
+    def describe(self) -> dict:
+        return {
+            "format": ENV_FORMAT,
+            "python": self.python,
+            "requirements": list(self.requirements),
+            "find_links": list(self.find_links),
+            "index_url": self.index_url,
+            "overlay": list(self.overlay) if self.overlay else None,
+        }
+
+    def base(self) -> "EnvSpec":
+        """The same spec without the overlay: the binary environment a commit is laid over."""
+        return EnvSpec(self.python, self.requirements, self.find_links, self.index_url, None)
+
+    def key(self) -> str:
+        blob = json.dumps(self.describe(), sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:20]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A ready environment: the backend that made it and where it lives."""
+
+    backend: str
+    key: str
+    spec: EnvSpec
+    location: str  # a directory (uv) or a volume/image name (docker)
+    python: str  # interpreter path inside the environment
+    extra_path: tuple[str, ...] = ()  # prepended to PYTHONPATH (commit overlays)
+    info: dict = field(default_factory=dict, compare=False)
+
+
+class Backend(Protocol):
+    """What every runner backend provides."""
+
+    name: str
+
+    def available(self) -> str | None:
+        """None when the backend can be used here, else a one-line reason."""
+
+    def ensure(self, spec: EnvSpec, progress: Progress) -> Prepared:
+        """Build the environment unless a healthy cached one exists; return it."""
+
+    def run(
+        self,
+        prepared: Prepared,
+        script: Path,
+        *,
+        env: Mapping[str, str],
+        timeout: float,
+        log_path: Path,
+        on_line: Callable[[str], None] | None = None,
+    ) -> RunResult:
+        """Run ``script`` with the environment's python; kill everything on timeout."""
+
+    def remove(self, key: str) -> bool:
+        """Delete a cached environment; True when something was removed."""
+
+
+def get_backend(name: str, **options) -> Backend:
+    """The backend called ``name`` ("uv", "docker", or "auto": Docker when a daemon answers)."""
+    from .uv import UvBackend
+
+    if name == "uv":
+        return UvBackend(**options)
+    if name in ("docker", "auto"):
+        try:
+            from .docker import DockerBackend
+        except ImportError as err:  # pragma: no cover - docker SDK is a dependency
+            if name == "auto":
+                return UvBackend(**options)
+            raise XlakbError(f"docker runner unavailable: {err}", hint="use --runner uv") from None
+        backend = DockerBackend(**options)
+        reason = backend.available()
+        if reason is None:
+            return backend
+        if name == "auto":
+            return UvBackend(**options)
+        raise XlakbError(f"docker runner unavailable: {reason}", hint="start dockerd, or use --runner uv")
+    raise XlakbError(f"unknown runner {name!r}", hint="choose auto, uv or docker")

@@ -1,0 +1,245 @@
+"""Local virtualenvs made with uv, cached by exactly what they hold.
+
+Layout under ``<cache>/envs/uv/``::
+
+    <key>/venv/                 the virtualenv
+    <key>/overlay/torch_xla/    (commits only) the commit's Python files over the wheel's package
+    <key>/xlakb-env.json        the marker: written last, atomically; without it the
+                                directory is a half-built leftover and is removed
+    <key>.lock                  file lock held while building
+
+A cached environment is reused after a cheap check (marker + interpreter
+present), so a second request costs milliseconds; a new one is health-checked
+(the installed versions are the ones asked for) before its marker is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Mapping
+
+from filelock import FileLock
+
+from .. import proc
+from ..errors import XlakbError
+from ..progress import NullProgress, Progress
+from . import EnvSpec, Prepared, cache_dir
+
+MARKER = "xlakb-env.json"
+
+_HEALTH = r"""
+import json, sys
+from importlib import metadata
+out = {}
+for name in sys.argv[1:]:
+    try:
+        out[name] = metadata.version(name)
+    except metadata.PackageNotFoundError:
+        out[name] = None
+print(json.dumps(out))
+"""
+
+
+def find_uv() -> str:
+    """The uv executable: ``$XLAKB_UV``, the one installed with xlakb, or one on PATH."""
+    explicit = os.environ.get("XLAKB_UV")
+    if explicit:
+        return explicit
+    try:
+        from uv import find_uv_bin  # the PyPI package `uv`, a dependency of xlakb
+
+        return find_uv_bin()
+    except (ImportError, FileNotFoundError):
+        found = shutil.which("uv")
+        if found:
+            return found
+    raise XlakbError("uv not found", hint="pip install uv, or set XLAKB_UV to its path")
+
+
+def find_python(version: str) -> str:
+    """An interpreter for ``version`` ("3.11"): this one if it matches, else ``python3.11`` on PATH."""
+    if f"{sys.version_info.major}.{sys.version_info.minor}" == version:
+        return sys.executable
+    found = shutil.which(f"python{version}")
+    if found:
+        return found
+    raise XlakbError(f"no Python {version} interpreter found", hint=f"install python{version} or set environment.python in the record")
+
+
+def pinned_names(spec: EnvSpec) -> dict[str, str]:
+    """Package name -> exact version for every ``name==version`` requirement (health check)."""
+    out = {}
+    for req in spec.requirements:
+        if "==" in req and not req.endswith(".whl"):
+            name, _, version = req.partition("==")
+            out[name.strip().lower().replace("_", "-")] = version.strip()
+    return out
+
+
+class UvBackend:
+    name = "uv"
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = (root or cache_dir()) / "envs" / "uv"
+
+    def available(self) -> str | None:
+        try:
+            find_uv()
+        except XlakbError as err:
+            return str(err)
+        return None
+
+    def path_for(self, spec: EnvSpec) -> Path:
+        return self.root / spec.key()
+
+    # -- the cache protocol: check, lock, check again -----------------------------
+    def cached(self, spec: EnvSpec) -> Prepared | None:
+        where = self.path_for(spec)
+        marker = where / MARKER
+        if not marker.is_file():
+            return None
+        try:
+            info = json.loads(marker.read_text())
+        except (OSError, ValueError):
+            return None
+        python = where / "venv" / "bin" / "python"
+        if not python.exists() or info.get("key") != spec.key():
+            return None
+        extra = (str(where / "overlay"),) if spec.overlay else ()
+        return Prepared(self.name, spec.key(), spec, str(where), str(python), extra, info)
+
+    def ensure(self, spec: EnvSpec, progress: Progress | None = None) -> Prepared:
+        progress = progress or NullProgress()
+        hit = self.cached(spec)
+        if hit is not None:
+            return hit
+        self.root.mkdir(parents=True, exist_ok=True)
+        base = None
+        if spec.overlay:  # the binary environment first, under its own lock
+            base = self.ensure(spec.base(), progress)
+        with FileLock(str(self.root / f"{spec.key()}.lock")):
+            hit = self.cached(spec)
+            if hit is not None:
+                return hit
+            where = self.path_for(spec)
+            if where.exists():
+                progress.info(f"removing half-built environment {where}")
+                shutil.rmtree(where)
+            try:
+                self._build(spec, where, base, progress)
+            except BaseException:
+                shutil.rmtree(where, ignore_errors=True)
+                raise
+        hit = self.cached(spec)
+        assert hit is not None
+        return hit
+
+    def _build(self, spec: EnvSpec, where: Path, base: Prepared | None, progress: Progress) -> None:
+        start = time.monotonic()
+        where.mkdir(parents=True)
+        if base is not None:
+            from ..candidates.commits import overlay_commit
+
+            repo, sha = spec.overlay  # type: ignore[misc]
+            progress.info(f"laying torch_xla/*.py of {sha[:10]} over {base.key}")
+            installed = self._package_dir(base, "torch_xla")
+            overlay_commit(Path(repo), sha, installed, where / "overlay")
+            (where / "venv").symlink_to(Path(base.location) / "venv")
+        else:
+            uv = find_uv()
+            env = self._uv_env()
+            progress.info(f"creating virtualenv ({', '.join(spec.requirements)})")
+            self._uv([uv, "venv", "--quiet", "--python", find_python(spec.python), str(where / "venv")], env, progress)
+            cmd = [uv, "pip", "install", "--python", str(where / "venv" / "bin" / "python")]
+            for link in spec.find_links:
+                cmd += ["--find-links", link]
+            if spec.index_url == "none":
+                cmd += ["--no-index"]
+            elif spec.index_url:
+                cmd += ["--index-url", spec.index_url]
+            cmd += list(spec.requirements)
+            self._uv(cmd, env, progress)
+        self._health_check(spec, where)
+        info = {"key": spec.key(), "spec": spec.describe(), "built_s": round(time.monotonic() - start, 2), "built_at": time.time()}
+        tmp = where / (MARKER + ".tmp")
+        tmp.write_text(json.dumps(info, indent=2))
+        os.replace(tmp, where / MARKER)
+
+    def _uv_env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.setdefault("UV_PYTHON_DOWNLOADS", "never")
+        env.pop("VIRTUAL_ENV", None)
+        return env
+
+    def _uv(self, cmd: list[str], env: dict[str, str], progress: Progress) -> None:
+        def relay(line: str) -> None:
+            if line.strip() and any(w in line for w in ("Download", "Prepared", "Installed", "Resolved")):
+                progress.info(line.strip())
+
+        result = proc.run(cmd, env=env, on_line=relay)
+        if result.exit_code != 0:
+            lines = [ln.strip(" ×╰─▶│") .strip() for ln in result.output.splitlines() if ln.strip()]
+            lines = [ln.removeprefix("cause:").strip() for ln in lines]
+            reason = next((ln for ln in lines if ln.startswith("Because")), None) \
+                or next((ln for ln in lines if ln.startswith("error:")), None) \
+                or (lines[-1] if lines else f"exit {result.exit_code}")
+            what = "installing " + " ".join(a for a in cmd if "==" in a or a.endswith(".whl")) if "install" in cmd else "creating the virtualenv"
+            raise XlakbError(f"{what} failed: {reason}")
+
+    def _package_dir(self, prepared: Prepared, package: str) -> Path:
+        result = proc.run([prepared.python, "-c", f"import importlib.util as u; print(u.find_spec('{package}').submodule_search_locations[0])"])
+        if result.exit_code != 0:
+            raise XlakbError(f"{package} is not importable in environment {prepared.key}")
+        return Path(result.output.strip().splitlines()[-1])
+
+    def _health_check(self, spec: EnvSpec, where: Path) -> None:
+        python = where / "venv" / "bin" / "python"
+        wanted = pinned_names(spec)
+        result = proc.run([str(python), "-c", _HEALTH, *wanted], timeout=120)
+        if result.exit_code != 0:
+            raise XlakbError(f"new environment {where} failed its health check: {result.output.strip()[-200:]}")
+        found = json.loads(result.output.strip().splitlines()[-1])
+        for name, version in wanted.items():
+            if found.get(name) != version:
+                raise XlakbError(f"new environment {where}: {name} is {found.get(name)}, wanted {version}")
+
+    # -- running -------------------------------------------------------------------
+    def run(
+        self,
+        prepared: Prepared,
+        script: Path,
+        *,
+        env: Mapping[str, str],
+        timeout: float,
+        log_path: Path,
+        on_line: Callable[[str], None] | None = None,
+    ) -> proc.RunResult:
+        full = dict(env)
+        full["VIRTUAL_ENV"] = str(Path(prepared.python).parent.parent)
+        full["PATH"] = f"{Path(prepared.python).parent}{os.pathsep}{full.get('PATH', os.defpath)}"
+        if prepared.extra_path:
+            full["PYTHONPATH"] = os.pathsep.join(prepared.extra_path)
+        return proc.run([prepared.python, str(script)], env=full, cwd=script.parent, timeout=timeout, log_path=log_path, on_line=on_line)
+
+    def remove(self, key: str) -> bool:
+        where = self.root / key
+        if not where.exists():
+            return False
+        shutil.rmtree(where)
+        return True
+
+    def list(self) -> list[dict]:
+        out = []
+        if not self.root.is_dir():
+            return out
+        for marker in sorted(self.root.glob(f"*/{MARKER}")):
+            try:
+                out.append(json.loads(marker.read_text()))
+            except (OSError, ValueError):
+                continue
+        return out

@@ -1,0 +1,324 @@
+"""Records: one YAML file a bug under ``issues/``, checked against the schema.
+
+Loading keeps line numbers, so every problem names file, line and field:
+``issues/foo.yaml:12: reproducer.timeout: 'soon' is not of type 'integer'``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable
+
+import jsonschema
+import yaml
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from .errors import XlakbError
+
+SCHEMA_COMMENT = "# yaml-language-server: $schema=../src/xlakb/data/record.schema.json"
+LANGS = ("en", "zh")
+STATUSES = ("open", "fixed", "regressed", "workaround-only", "wontfix")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a record: where, which field, what."""
+
+    path: Path
+    line: int | None
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else str(self.path)
+        field = f" {self.field}:" if self.field else ""
+        return f"{where}:{field} {self.message}"
+
+
+@dataclass(frozen=True)
+class Record:
+    """A loaded, valid record. ``data`` is the YAML mapping as written."""
+
+    path: Path
+    data: dict
+
+    @property
+    def id(self) -> str:
+        return self.data["id"]
+
+    @property
+    def root(self) -> Path:
+        return self.path.parent.parent
+
+    @property
+    def status(self) -> str:
+        return self.data["status"]
+
+    @property
+    def tags(self) -> list[str]:
+        return list(self.data["tags"])
+
+    @property
+    def component(self) -> str:
+        return self.data["component"]
+
+    def text(self, field: str, lang: str = "en") -> Any:
+        return self.data[field][lang]
+
+    @property
+    def reproducer(self) -> dict:
+        return self.data["reproducer"]
+
+    @property
+    def reproducer_path(self) -> Path:
+        return self.root / self.reproducer["path"]
+
+    def reproducer_sha256(self) -> str:
+        return hashlib.sha256(self.reproducer_path.read_bytes()).hexdigest()
+
+    @property
+    def signatures(self) -> list[str]:
+        return list(self.reproducer["signatures"])
+
+    @property
+    def triage_patterns(self) -> list[str]:
+        """Patterns `xlakb triage` looks for: the record's and the reproducer's."""
+        seen: list[str] = []
+        for pattern in list(self.data.get("signatures", [])) + self.signatures:
+            if pattern not in seen:
+                seen.append(pattern)
+        return seen
+
+    @property
+    def environment(self) -> dict:
+        return self.data["environment"]
+
+    @property
+    def devices(self) -> int:
+        return int(self.environment["devices"])
+
+    @property
+    def env_vars(self) -> dict[str, str]:
+        return dict(self.environment.get("env", {}))
+
+    @property
+    def packages(self) -> tuple[str, ...]:
+        return tuple(self.environment.get("packages", []))
+
+    @property
+    def python(self) -> str | None:
+        return self.environment.get("python")
+
+    @property
+    def timeout(self) -> int:
+        return int(self.reproducer["timeout"])
+
+    @property
+    def affected(self) -> SpecifierSet:
+        return SpecifierSet(self.data["versions"]["affected"])
+
+    @property
+    def fixed_in(self) -> str | None:
+        return self.data["versions"].get("fixed_in")
+
+    def claims(self, version: str) -> bool | None:
+        """True when the record claims ``version`` shows the bug, False when it claims it
+        does not (at or after ``fixed_in`` and outside ``affected``), None when it says nothing."""
+        v = Version(version)
+        if v in self.affected:
+            return True
+        fixed = self.fixed_in
+        if fixed and v >= Version(fixed):
+            return False
+        return None
+
+    def upstream_url(self, number: int) -> str:
+        return f"https://github.com/{self.data['upstream']['repo']}/issues/{number}"
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict:
+    text = resources.files("xlakb").joinpath("data/record.schema.json").read_text("utf-8")
+    return json.loads(text)
+
+
+class _LineLoader(yaml.SafeLoader):
+    """SafeLoader that rejects duplicate keys (a silent overwrite loses data)."""
+
+
+def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    mapping = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in mapping:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
+        mapping[key] = loader.construct_object(value_node, deep=deep)
+    return mapping
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _line_of(node: yaml.Node | None, path: Iterable[Any]) -> int | None:
+    """1-based line of the YAML node at ``path`` (keys and indexes), best effort."""
+    if node is None:
+        return None
+    line = node.start_mark.line + 1
+    for part in path:
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                if key_node.value == part:
+                    line = key_node.start_mark.line + 1
+                    node = value_node
+                    break
+            else:
+                return line
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            return line
+    return line
+
+
+def _field(path: Iterable[Any]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def parse_file(path: Path) -> tuple[dict | None, yaml.Node | None, list[Problem]]:
+    """Read one YAML file: its data, its node tree (for line numbers) and any syntax problem."""
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        return None, None, [Problem(path, None, "", f"cannot read: {err}")]
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.load(text, Loader=_LineLoader)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+        line = mark.line + 1 if mark else None
+        what = getattr(err, "problem", None) or str(err).splitlines()[0]
+        return None, None, [Problem(path, line, "", f"malformed YAML: {what}")]
+    if not isinstance(data, dict):
+        return None, node, [Problem(path, 1, "", "a record must be a YAML mapping")]
+    return data, node, []
+
+
+def check_record(path: Path, data: dict, node: yaml.Node | None, root: Path) -> list[Problem]:
+    """Every problem of one parsed record, schema first, then the rules a schema can't say."""
+    problems: list[Problem] = []
+    validator = jsonschema.Draft202012Validator(schema(), format_checker=jsonschema.FormatChecker())
+    for err in sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path)):
+        loc = list(err.absolute_path)
+        message = err.message
+        if err.validator == "additionalProperties":
+            message = message.replace("Additional properties are not allowed", "unknown field")
+        if err.validator == "required":
+            message = message.replace("is a required property", "is missing")
+        problems.append(Problem(path, _line_of(node, loc), _field(loc), message))
+    if problems:
+        return problems
+
+    def add(loc: list, message: str) -> None:
+        problems.append(Problem(path, _line_of(node, loc), _field(loc), message))
+
+    if data["id"] != path.stem:
+        add(["id"], f"{data['id']!r} must equal the file name {path.stem!r}")
+    for key in ("title", "summary", "root_cause", "workaround"):
+        if not _CJK.search(data[key]["zh"]):
+            add([key, "zh"], "the zh text has no Chinese in it")
+    if len(data["symptoms"]["en"]) != len(data["symptoms"]["zh"]):
+        add(["symptoms"], "en and zh list different numbers of symptoms")
+    for loc, pattern in _patterns(data):
+        try:
+            re.compile(pattern)
+        except re.error as err:
+            add(loc, f"bad regex {pattern!r}: {err}")
+    repro = root / data["reproducer"]["path"]
+    if not repro.is_file():
+        add(["reproducer", "path"], f"reproducer {data['reproducer']['path']} does not exist")
+    try:
+        SpecifierSet(data["versions"]["affected"])
+    except InvalidSpecifier:
+        add(["versions", "affected"], f"{data['versions']['affected']!r} is not a PEP 440 specifier such as '>=2.4,<2.6'")
+    fixed = data["versions"].get("fixed_in")
+    if fixed:
+        try:
+            if Version(fixed) in SpecifierSet(data["versions"]["affected"]):
+                add(["versions", "fixed_in"], f"{fixed} is inside the affected range")
+        except (InvalidVersion, InvalidSpecifier):
+            pass
+    if data["status"] == "fixed" and not fixed and not data["versions"].get("nightly_fixed"):
+        add(["versions"], "status is fixed but neither fixed_in nor nightly_fixed is given")
+    return problems
+
+
+def _patterns(data: dict):
+    for i, p in enumerate(data.get("signatures", [])):
+        yield ["signatures", i], p
+    for i, p in enumerate(data["reproducer"]["signatures"]):
+        yield ["reproducer", "signatures", i], p
+
+
+def record_files(root: Path) -> list[Path]:
+    folder = root / "issues"
+    if not folder.is_dir():
+        raise XlakbError(f"{folder}: no issues/ folder here", hint="run xlakb from the repository root or pass --root")
+    return sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml"))
+
+
+def validate(root: Path) -> tuple[list[Record], list[Problem]]:
+    """Check every record under ``root/issues``; return the valid ones and all problems."""
+    records: list[Record] = []
+    problems: list[Problem] = []
+    seen: dict[str, Path] = {}
+    for path in record_files(root):
+        rel = path.relative_to(root) if path.is_relative_to(root) else path
+        data, node, found = parse_file(path)
+        if data is not None:
+            found = check_record(rel, data, node, root)
+        problems.extend(p if p.path == rel else Problem(rel, p.line, p.field, p.message) for p in found)
+        if data is None or found:
+            continue
+        if data["id"] in seen:
+            problems.append(Problem(rel, _line_of(node, ["id"]), "id", f"duplicate id, also in {seen[data['id']]}"))
+            continue
+        seen[data["id"]] = rel
+        records.append(Record(path, data))
+    return records, problems
+
+
+def load_records(root: Path) -> list[Record]:
+    """All records, or XlakbError naming the first problem (``xlakb validate`` lists them all)."""
+    records, problems = validate(root)
+    if problems:
+        more = f" (and {len(problems) - 1} more; run xlakb validate)" if len(problems) > 1 else ""
+        raise XlakbError(f"{problems[0]}{more}")
+    return records
+
+
+def load_record(root: Path, record_id: str) -> Record:
+    path = root / "issues" / f"{record_id}.yaml"
+    if not path.is_file():
+        known = ", ".join(p.stem for p in record_files(root)) or "none"
+        raise XlakbError(f"unknown record id {record_id!r}", hint=f"known ids: {known}")
+    data, node, problems = parse_file(path)
+    rel = path.relative_to(root)
+    if data is not None:
+        problems = check_record(rel, data, node, root)
+    if problems:
+        raise XlakbError(str(Problem(rel, problems[0].line, problems[0].field, problems[0].message)))
+    return Record(path, data)

@@ -1,0 +1,74 @@
+"""Measured results, kept as data under ``bisect/<record>/`` for the site.
+
+``matrix.json`` holds one result per candidate (newest measurement wins; results
+for candidates not re-run are kept, so nothing measured is lost).
+``bisect-<source>.json`` holds the last bisection report per source.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from .errors import XlakbError
+from .records import Record
+from .runner import ProbeResult
+
+
+def results_dir(root: Path, record_id: str) -> Path:
+    return root / "bisect" / record_id
+
+
+def write_json(path: Path, data: dict) -> None:
+    """Write atomically: a crash leaves the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    os.replace(tmp, path)
+
+
+def read_json(path: Path) -> dict | None:
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text("utf-8"))
+    except ValueError as err:
+        raise XlakbError(f"{path}: not valid JSON ({err})", hint="fix or delete the file; it is re-created by xlakb matrix") from None
+
+
+def host() -> dict:
+    return {"platform": platform.platform(), "machine": platform.machine(), "python": sys.version.split()[0], "cpus": os.cpu_count()}
+
+
+def _order(label: str):
+    try:
+        return (0, Version(label), label)
+    except InvalidVersion:
+        return (1, Version("0"), label)
+
+
+def save_matrix(root: Path, record: Record, results: list[ProbeResult], runner: str) -> Path:
+    path = results_dir(root, record.id) / "matrix.json"
+    old = read_json(path) or {}
+    by_label = {r["candidate"]: r for r in old.get("results", [])}
+    for res in results:
+        by_label[res.candidate] = {k: v for k, v in res.to_json().items() if k not in ("record", "log")}
+    data = {
+        "record": record.id,
+        "kind": "matrix",
+        "reproducer": {"path": record.reproducer["path"], "sha256": record.reproducer_sha256()},
+        "runner": runner,
+        "host": host(),
+        "results": [by_label[k] for k in sorted(by_label, key=_order)],
+    }
+    write_json(path, data)
+    return path
+
+
+def load_matrix(root: Path, record_id: str) -> dict | None:
+    return read_json(results_dir(root, record_id) / "matrix.json")

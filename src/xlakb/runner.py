@@ -1,0 +1,229 @@
+"""Run a record's reproducer on one candidate and judge the run.
+
+The rule for what a run means lives in :func:`classify`, in one place:
+
+* exit 0                         -> not-reproduced
+* exit 1 and a signature matches -> reproduced
+* exit 1, no signature matches   -> error (an unrelated crash is never taken for the bug)
+* exit 125                       -> untestable
+* timeout, signal, anything else -> error
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import enum
+import hashlib
+import json
+import os
+import re
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from filelock import FileLock
+
+from .candidates import Candidate
+from .envs import Backend, EnvSpec, cache_dir
+from .errors import XlakbError
+from .proc import RunResult
+from .progress import NullProgress, Progress
+from .records import Record
+
+DEFAULT_PYTHON = "3.11"
+
+
+class Verdict(str, enum.Enum):
+    REPRODUCED = "reproduced"
+    NOT_REPRODUCED = "not-reproduced"
+    UNTESTABLE = "untestable"
+    ERROR = "error"
+
+
+def classify(result: RunResult, signatures: list[str]) -> tuple[Verdict, str]:
+    """The verdict of one run and a one-line reason."""
+    if result.timed_out:
+        return Verdict.ERROR, f"timed out after {result.duration_s:.0f} s; the whole process tree was killed"
+    code = result.exit_code
+    if result.note:
+        return Verdict.ERROR, result.note
+    if code == 0:
+        return Verdict.NOT_REPRODUCED, "exit 0"
+    if code == 125:
+        return Verdict.UNTESTABLE, "exit 125: " + _last_line(result.output)
+    if code == 1:
+        for pattern in signatures:
+            match = re.search(pattern, result.output, re.MULTILINE)
+            if match:
+                return Verdict.REPRODUCED, f"exit 1, signature matched: {match.group(0)[:120]}"
+        return Verdict.ERROR, "exit 1 but the output matched no signature: " + _last_line(result.output)
+    if code is not None and code < 0:
+        return Verdict.ERROR, f"killed by signal {-code}: " + _last_line(result.output)
+    return Verdict.ERROR, f"exit {code}: " + _last_line(result.output)
+
+
+def _last_line(output: str) -> str:
+    lines = [ln.strip() for ln in output.strip().splitlines() if ln.strip()]
+    return lines[-1][:200] if lines else "(no output)"
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    record: str
+    candidate: str
+    kind: str
+    torch_xla: str
+    torch: str
+    verdict: Verdict
+    detail: str
+    exit_code: int | None
+    duration_s: float
+    measured_at: str
+    env_key: str
+    runner: str
+    log: str
+    cached: bool = False
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["verdict"] = self.verdict.value
+        data["duration_s"] = round(self.duration_s, 2)
+        data.pop("cached")
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict, cached: bool = False) -> "ProbeResult":
+        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data and k != "cached"}
+        fields["verdict"] = Verdict(data["verdict"])
+        return cls(**fields, cached=cached)
+
+
+def env_spec(record: Record, candidate: Candidate, *, find_links: tuple[str, ...] = (), index_url: str | None = None) -> EnvSpec:
+    """What the environment for ``record`` on ``candidate`` must hold."""
+    reqs = [_requirement("torch_xla", candidate.torch_xla), _requirement("torch", candidate.torch)]
+    reqs += list(candidate.pins) + list(record.packages)
+    return EnvSpec(
+        python=record.python or DEFAULT_PYTHON,
+        requirements=tuple(reqs),
+        find_links=find_links,
+        index_url=index_url,
+        overlay=candidate.overlay,
+    )
+
+
+def _requirement(name: str, what: str) -> str:
+    return what if what.endswith(".whl") else f"{name}=={what}"
+
+
+def run_env(record: Record) -> dict[str, str]:
+    """The variables a reproducer runs with: a small clean base plus the record's."""
+    keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER")
+    env = {k: os.environ[k] for k in keep if k in os.environ}
+    env.update({
+        "PJRT_DEVICE": "CPU",
+        "CPU_NUM_DEVICES": str(record.devices),
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "TF_CPP_MIN_LOG_LEVEL": "0",
+    })
+    env.update(record.env_vars)
+    return env
+
+
+class VerdictCache:
+    """Verdicts keyed by (reproducer content, environment, run variables): a repeated
+    probe of the same thing costs nothing."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = (root or cache_dir()) / "verdicts"
+
+    @staticmethod
+    def key(record: Record, spec: EnvSpec, runner: str) -> str:
+        blob = json.dumps({
+            "reproducer": record.reproducer_sha256(),
+            "env": spec.key(),
+            "vars": run_env_fingerprint(record),
+            "signatures": record.signatures,
+            "runner": runner,
+        }, sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:24]
+
+    def get(self, key: str) -> ProbeResult | None:
+        path = self.root / f"{key}.json"
+        try:
+            return ProbeResult.from_json(json.loads(path.read_text()), cached=True)
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def put(self, key: str, result: ProbeResult) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        path = self.root / f"{key}.json"
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(result.to_json(), indent=1))
+        os.replace(tmp, path)
+
+
+def run_env_fingerprint(record: Record) -> dict:
+    return {"devices": record.devices, "env": record.env_vars, "timeout": record.timeout}
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def probe(
+    record: Record,
+    candidate: Candidate,
+    backend: Backend,
+    *,
+    progress: Progress | None = None,
+    cache: VerdictCache | None = None,
+    find_links: tuple[str, ...] = (),
+    index_url: str | None = None,
+    log_dir: Path | None = None,
+) -> ProbeResult:
+    """Prepare the environment for ``candidate``, run the reproducer once, judge it.
+
+    Failures to build the environment propagate as XlakbError (the caller decides
+    whether that makes the candidate untestable); the reproducer's own failures
+    become verdicts.
+    """
+    progress = progress or NullProgress()
+    script = record.reproducer_path
+    if not script.is_file():
+        raise XlakbError(f"{record.path.name}: reproducer {record.reproducer['path']} does not exist")
+    spec = env_spec(record, candidate, find_links=find_links, index_url=index_url)
+    key = VerdictCache.key(record, spec, backend.name) if cache else ""
+    if cache:
+        hit = cache.get(key)
+        if hit is not None:
+            return hit
+    prepared = backend.ensure(spec, progress)
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", candidate.label)
+    log_path = (log_dir or cache_dir() / "logs") / record.id / f"{stamp}-{safe}-{os.getpid()}.log"
+    result = backend.run(prepared, script, env=run_env(record), timeout=record.timeout, log_path=log_path)
+    verdict, detail = classify(result, record.signatures)
+    probe_result = ProbeResult(
+        record=record.id,
+        candidate=candidate.label,
+        kind=candidate.kind,
+        torch_xla=candidate.torch_xla if not candidate.torch_xla.endswith(".whl") else Path(candidate.torch_xla).name,
+        torch=candidate.torch if not candidate.torch.endswith(".whl") else Path(candidate.torch).name,
+        verdict=verdict,
+        detail=detail,
+        exit_code=result.exit_code,
+        duration_s=result.duration_s,
+        measured_at=_now(),
+        env_key=prepared.key,
+        runner=backend.name,
+        log=str(log_path),
+    )
+    if cache and verdict is not Verdict.ERROR:  # errors are worth another try
+        cache.put(key, probe_result)
+    return probe_result
+
+
+def locked(path: Path) -> FileLock:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return FileLock(str(path) + ".lock")

@@ -1,0 +1,137 @@
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fakewheels import fake_record
+from xlakb.errors import XlakbError
+from xlakb.records import load_record, load_records, validate
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def problems_of(root):
+    return [str(p) for p in validate(root)[1]]
+
+
+def edit(path: Path, fn):
+    data = yaml.safe_load(path.read_text())
+    fn(data)
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
+
+
+def test_repository_records_are_valid():
+    records, problems = validate(REPO)
+    assert problems == []
+    ids = {r.id for r in records}
+    assert len(ids) == len(records)
+
+
+def test_fake_record_is_valid(kb):
+    fake_record(kb)
+    records, problems = validate(kb)
+    assert problems == [] and [r.id for r in records] == ["fake-bug"]
+
+
+def test_malformed_yaml_names_file_and_line(kb):
+    (kb / "issues" / "broken.yaml").write_text("id: broken\ntitle:\n  en: [unclosed\n")
+    (msg,) = problems_of(kb)
+    assert msg.startswith("issues/broken.yaml:") and "malformed YAML" in msg
+    assert msg.split(":")[1].isdigit()
+
+
+def test_unknown_field_names_line_and_field(kb):
+    path = fake_record(kb)
+    path.write_text(path.read_text().replace("status: fixed", "status: fixed\nstatsu: open"))
+    (msg,) = problems_of(kb)
+    assert "unknown field" in msg and "'statsu'" in msg and msg.startswith("issues/fake-bug.yaml:")
+
+
+def test_wrong_type_points_at_the_field_line(kb):
+    path = fake_record(kb)
+    edit(path, lambda d: d["reproducer"].__setitem__("timeout", "soon"))
+    (msg,) = problems_of(kb)
+    line = next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if "timeout" in ln)
+    assert msg.startswith(f"issues/fake-bug.yaml:{line}: reproducer.timeout:")
+
+
+def test_missing_language_is_reported(kb):
+    path = fake_record(kb)
+    edit(path, lambda d: d["workaround"].pop("zh"))
+    (msg,) = problems_of(kb)
+    assert "workaround" in msg and "'zh' is missing" in msg
+
+
+def test_zh_without_chinese_is_reported(kb):
+    path = fake_record(kb)
+    edit(path, lambda d: d["summary"].__setitem__("zh", "TODO"))
+    (msg,) = problems_of(kb)
+    assert "summary.zh" in msg and "no Chinese" in msg
+
+
+def test_missing_reproducer(kb):
+    fake_record(kb)
+    (kb / "reproducers" / "fake-bug.py").unlink()
+    (msg,) = problems_of(kb)
+    assert "reproducer.path" in msg and "does not exist" in msg
+
+
+def test_duplicate_ids_and_id_must_match_file(kb):
+    path = fake_record(kb)
+    (kb / "issues" / "other.yaml").write_text(path.read_text())
+    msgs = problems_of(kb)
+    assert any("issues/other.yaml" in m and "must equal the file name" in m for m in msgs)
+
+
+def test_duplicate_key_is_an_error_not_a_silent_overwrite(kb):
+    path = fake_record(kb)
+    path.write_text(path.read_text() + "status: open\n")
+    (msg,) = problems_of(kb)
+    assert "duplicate key 'status'" in msg
+
+
+def test_bad_regex_and_bad_link(kb):
+    path = fake_record(kb)
+    edit(path, lambda d: (d["reproducer"].__setitem__("signatures", ["unbalanced("]),
+                          d["upstream"].__setitem__("links", ["http:/nope"])))
+    msgs = problems_of(kb)
+    assert any("upstream.links[0]" in m for m in msgs)
+    edit(path, lambda d: d["upstream"].pop("links"))
+    (msg,) = problems_of(kb)
+    assert "reproducer.signatures[0]" in msg and "bad regex" in msg
+
+
+def test_proxy_needs_proxy_checks(kb):
+    path = fake_record(kb)
+    edit(path, lambda d: d["reproducer"].__setitem__("fidelity", "proxy"))
+    (msg,) = problems_of(kb)
+    assert "proxy_checks" in msg
+
+
+def test_fixed_in_inside_affected_range(kb):
+    path = fake_record(kb)
+    edit(path, lambda d: d["versions"].__setitem__("fixed_in", "2.5.0"))
+    (msg,) = problems_of(kb)
+    assert "versions.fixed_in" in msg and "inside the affected range" in msg
+
+
+def test_load_record_unknown_id_lists_known(kb):
+    fake_record(kb)
+    with pytest.raises(XlakbError, match="unknown record id 'nope'.*fake-bug"):
+        load_record(kb, "nope")
+
+
+def test_load_records_raises_first_problem(kb):
+    fake_record(kb)
+    fake_record(kb, "second")
+    (kb / "reproducers" / "second.py").unlink()
+    with pytest.raises(XlakbError, match="issues/second.yaml.*does not exist"):
+        load_records(kb)
+
+
+def test_claims(kb):
+    fake_record(kb)
+    rec = load_record(kb, "fake-bug")
+    assert rec.claims("2.4.0") is True and rec.claims("2.5.1") is True
+    assert rec.claims("2.6.0") is False and rec.claims("2.9.0") is False
+    assert rec.claims("2.1.0") is None
