@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import os
+import shlex
 import sys
 import time
 import traceback
@@ -239,6 +240,76 @@ def cmd_triage(args) -> int:
     return 0
 
 
+def cmd_bisect(args) -> int:
+    from .bisection import (Engine, Options, annotate_commits, commit_resolver, nightly_resolver, save_report,
+                            walk_back)
+    from .candidates.releases import all_releases, release, releases_between
+    from .records import load_record
+    from .runner import VerdictCache
+
+    root = find_root(args.root)
+    rec = load_record(root, args.id)
+    backend = _backend(args)
+    progress = ConsoleProgress(quiet=args.quiet)
+    command = "xlakb " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] and sys.argv[0].endswith(("xlakb", "__main__.py")) else ""
+    if not command:
+        command = f"xlakb bisect {rec.id} --source {args.source}" + (f" --start {args.start}" if args.start else "") + (f" --end {args.end}" if args.end else "")
+    options = Options(repeat=args.repeat, jobs=args.jobs, prepare_ahead=not args.no_prepare,
+                      find_links=_links(args), index_url=args.index_url, command=command)
+    cache = VerdictCache()
+    state_root = None
+    if args.fresh:
+        import tempfile
+
+        cache = VerdictCache(Path(tempfile.mkdtemp(prefix="xlakb-fresh-")))
+        state_root = cache.root.parent / "state"
+    resolver = None
+    commit_res = None
+    if args.source == "releases":
+        if args.start and not args.end:
+            cands = releases_between(args.start, None)
+        elif args.end and not args.start:
+            everything = releases_between(None, args.end)
+            engine = Engine(rec, backend, progress=progress, cache=cache, options=options, state_root=state_root)
+            start = walk_back(engine, everything, len(everything) - 1)
+            progress.info(f"start found by walking back: {everything[start].label}")
+            cands = everything[start:]
+        else:
+            cands = releases_between(args.start, args.end)
+    elif args.source == "nightlies":
+        from .candidates.nightlies import list_nightlies
+
+        if not (args.start and args.end and args.nightly_version):
+            raise XlakbError("nightlies need --start and --end dates and --nightly-version", hint="e.g. --start 2025-01-01 --end 2025-02-01 --nightly-version 2.7.0")
+        cands = list(list_nightlies(args.start, args.end, versions=args.nightly_version, torch_xla_url=args.torch_xla_url,
+                                    torch_url=args.torch_url, progress=progress))
+        resolver = nightly_resolver(progress)
+    else:
+        from .candidates.commits import list_commits
+
+        if not (args.repo and args.start and args.end and args.base):
+            raise XlakbError("commits need --repo, --start, --end and at least one --base", hint="e.g. --repo ../xla --start '#8609' --end '#8819' --base 2.6.0 --base 2.7.0")
+        cands = list_commits(Path(args.repo), args.start, args.end, branch=args.branch)
+        bases = [release(b) for b in args.base]
+        commit_res = commit_resolver(rec, backend, options, progress, Path(args.repo).resolve(), bases)
+        resolver = commit_res
+    engine = Engine(rec, backend, progress=progress, cache=cache, options=options, resolve=resolver, state_root=state_root)
+    report = engine.run(cands, source=args.source, direction=args.direction)
+    if args.source == "commits":
+        annotate_commits(report, Path(args.repo).resolve(), commit_res)
+    print()
+    print(report.summary())
+    if report.between:
+        print("\nCommits in the answer:")
+        for c in report.between[:50]:
+            pr = f" #{c['pr']}" if c.get("pr") else ""
+            print(f"  {c['sha'][:10]}{pr} {c['subject'][:70]}{'' if c['python_only'] else '  [native]'}")
+    if not args.no_save:
+        path = save_report(root, report)
+        print(f"\nwritten: {path.relative_to(root)}")
+    return 0
+
+
 def cmd_releases(args) -> int:
     from .candidates.releases import DEFAULT_INDEX, published_versions, release_table
 
@@ -353,12 +424,28 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--port", type=int, default=8000)
     sp.set_defaults(func=cmd_site)
 
-    try:
-        from .bisectcli import add_parser as add_bisect
-    except ImportError:
-        pass
-    else:
-        add_bisect(sub, runner_opts)
+    sp = sub.add_parser("bisect", help="find the release, nightly or commit that introduced or fixed a bug",
+                        description="Bisect a record's reproducer over releases (default), nightly wheels by date, "
+                                    "or commits of a local pytorch/xla clone. Interrupted runs resume where they stopped.")
+    sp.add_argument("id")
+    sp.add_argument("--source", choices=["releases", "nightlies", "commits"], default="releases")
+    sp.add_argument("--start", help="release, date YYYY-MM-DD (nightlies), or commit/tag/date/#PR (commits)")
+    sp.add_argument("--end", help="likewise; releases: only --end given walks back to find a start")
+    sp.add_argument("--direction", choices=["introduced", "fixed"], help="default: inferred from the ends")
+    sp.add_argument("--repeat", type=int, default=1, metavar="N", help="run each probe N times; disagreeing runs are reported as flaky")
+    sp.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="probes to run in parallel")
+    sp.add_argument("--no-prepare", action="store_true", help="do not build the next midpoints' environments ahead")
+    sp.add_argument("--repo", help="commits: path of a pytorch/xla clone")
+    sp.add_argument("--branch", help="commits: branch whose first-parent line is searched (default: HEAD)")
+    sp.add_argument("--base", action="append", metavar="RELEASE|nightly:YYYY-MM-DD",
+                    help="commits: binary builds to lay commits over (repeatable; the nearest is used per commit)")
+    sp.add_argument("--nightly-version", action="append", metavar="X.Y.Z", help="nightlies: dev base version(s), e.g. 2.7.0")
+    sp.add_argument("--torch-xla-url", help="nightlies: URL template with {date} {version} {py}")
+    sp.add_argument("--torch-url", help="nightlies: URL template for the matching torch")
+    sp.add_argument("--fresh", action="store_true", help="ignore cached verdicts and saved progress")
+    sp.add_argument("--no-save", action="store_true", help="do not write bisect/<id>/bisect-<source>.json")
+    runner_opts(sp)
+    sp.set_defaults(func=cmd_bisect)
     return p
 
 

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from .candidates import Candidate
 from .envs import Backend
-from .errors import XlakbError
 from .progress import NullProgress, Progress
 from .records import Record
-from .runner import ProbeResult, Verdict, VerdictCache, _now, probe
+from .runner import ProbeResult, Verdict, VerdictCache, try_probe
 
 
 def run_matrix(
@@ -28,11 +25,7 @@ def run_matrix(
     out: list[ProbeResult] = []
     for i, cand in enumerate(candidates):
         progress.step(i, len(candidates), f"{record.id} on torch_xla {cand.label} ({len(candidates) - i} left)")
-        try:
-            res = probe(record, cand, backend, progress=progress, cache=cache, find_links=find_links, index_url=index_url)
-        except XlakbError as err:
-            res = ProbeResult(record.id, cand.label, cand.kind, cand.torch_xla, cand.torch, Verdict.ERROR,
-                              f"environment: {err}", None, 0.0, _now(), "", backend.name, "")
+        res = try_probe(record, cand, backend, progress=progress, cache=cache, find_links=find_links, index_url=index_url)
         out.append(res)
         progress.step(i + 1, len(candidates), f"{cand.label}: {res.verdict.value}")
     return out

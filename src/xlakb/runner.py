@@ -21,8 +21,6 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from filelock import FileLock
-
 from .candidates import Candidate
 from .envs import Backend, EnvSpec, cache_dir
 from .errors import XlakbError
@@ -224,6 +222,11 @@ def probe(
     return probe_result
 
 
-def locked(path: Path) -> FileLock:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return FileLock(str(path) + ".lock")
+def try_probe(record: Record, candidate: Candidate, backend: Backend, **kwargs) -> ProbeResult:
+    """:func:`probe`, but a candidate whose environment cannot be built becomes an
+    error result with the reason (so one broken build never ends a matrix or bisection)."""
+    try:
+        return probe(record, candidate, backend, **kwargs)
+    except XlakbError as err:
+        return ProbeResult(record.id, candidate.label, candidate.kind, candidate.torch_xla, candidate.torch,
+                           Verdict.ERROR, f"environment: {err}", None, 0.0, _now(), "", backend.name, "")

@@ -48,7 +48,7 @@ def release(version: str) -> Candidate:
         torch_xla=version,
         torch=entry["torch"],
         pins=tuple(entry.get("pins", ())),
-        meta={"url": f"https://github.com/pytorch/xla/releases/tag/v{version}"},
+        meta={"url": f"https://github.com/pytorch/xla/releases/tag/v{version}", "date": str(entry.get("released", ""))},
     )
 
 

@@ -1,0 +1,205 @@
+"""The CLI as users meet it: one-line errors, exit codes, outputs."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fakewheels import fake_record
+from xlakb.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def xlakb(*args, root=None, stdin=None, cwd=None):
+    """Run the real console entry point in a subprocess."""
+    argv = [sys.executable, "-m", "xlakb"] + (["--root", str(root)] if root else []) + list(args)
+    return subprocess.run(argv, capture_output=True, text=True, input=stdin, cwd=cwd, env=os.environ.copy())
+
+
+def one_line_error(result):
+    assert result.returncode == 1, result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("xlakb: error: "), result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    return lines[0]
+
+
+def test_validate_repository():
+    r = xlakb("validate", root=REPO)
+    assert r.returncode == 0 and "record(s) valid" in r.stdout
+
+
+def test_validate_reports_every_problem_with_file_and_line(kb):
+    fake_record(kb)
+    fake_record(kb, "second")
+    (kb / "issues" / "broken.yaml").write_text("id: broken\ntitle: [\n")
+    (kb / "reproducers" / "second.py").unlink()
+    r = xlakb("validate", root=kb)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    out = r.stdout.splitlines()
+    assert any(line.startswith("issues/broken.yaml:") and "malformed YAML" in line for line in out)
+    assert any(line.startswith("issues/second.yaml:") and "reproducer.path" in line for line in out)
+    assert "2 problem(s) in 2 file(s); 1 record(s) valid" in r.stderr
+
+
+def test_root_found_from_cwd_and_clear_error_outside(kb, tmp_path_factory):
+    fake_record(kb)
+    assert xlakb("list", cwd=kb / "reproducers").returncode == 0
+    outside = tmp_path_factory.mktemp("elsewhere")
+    assert "not inside an xlakb checkout" in one_line_error(xlakb("list", cwd=outside))
+
+
+def test_list_filters(kb):
+    fake_record(kb)
+    path = fake_record(kb, "open-one")
+    data = yaml.safe_load(path.read_text())
+    data["status"], data["tags"] = "open", ["dtensor"]
+    data["versions"].pop("fixed_in")
+    path.write_text(yaml.safe_dump(data, allow_unicode=True))
+    assert xlakb("list", "--status", "open", root=kb).stdout.split()[0] == "open-one"
+    assert "fake-bug" in xlakb("list", "--tag", "fake", root=kb).stdout
+    assert "open-one" not in xlakb("list", "--tag", "fake", root=kb).stdout
+    assert "测试用的假问题" in xlakb("list", "--lang", "zh", root=kb).stdout
+
+
+def test_show_both_languages_and_unknown_id(kb):
+    fake_record(kb)
+    en = xlakb("show", "fake-bug", root=kb)
+    assert en.returncode == 0 and "Workaround" in en.stdout and "https://github.com/pytorch/xla/issues/1" in en.stdout
+    zh = xlakb("show", "fake-bug", "--lang", "zh", root=kb)
+    assert "临时解决办法" in zh.stdout and "升级假包" in zh.stdout
+    assert "unknown record id 'nope'" in one_line_error(xlakb("show", "nope", root=kb))
+
+
+def test_new_scaffolds_a_valid_record_and_refuses_to_overwrite(kb):
+    r = xlakb("new", "my-new-bug", "--component", "spmd", root=kb)
+    assert r.returncode == 0, r.stderr
+    assert (kb / "issues" / "my-new-bug.yaml").read_text().startswith("# yaml-language-server: $schema=")
+    assert xlakb("validate", root=kb).returncode == 0
+    before = (kb / "reproducers" / "my-new-bug.py").read_text()
+    assert "already exists" in one_line_error(xlakb("new", "my-new-bug", root=kb))
+    assert (kb / "reproducers" / "my-new-bug.py").read_text() == before
+    assert "bad id" in one_line_error(xlakb("new", "Bad_ID", root=kb))
+
+
+def test_repro_and_expectations(kb, wheelhouse):
+    fake_record(kb)
+    common = ["--runner", "uv", "--find-links", str(wheelhouse), "--index-url", "none"]
+    r = xlakb("repro", "fake-bug", "--torch-xla", "2.5.1", *common, root=kb)
+    assert r.returncode == 0, r.stderr
+    assert "fake-bug on torch_xla 2.5.1: reproduced" in r.stdout
+    assert "time:" in r.stdout and "log: " in r.stdout
+    log = Path(r.stdout.split("log: ")[1].strip())
+    assert "TypeError: unhashable type: 'list'" in log.read_text()
+    assert "[0/1]" in r.stderr  # progress
+    assert xlakb("repro", "fake-bug", "--torch-xla", "2.6.0", "--expect", "claim", *common, root=kb).returncode == 0
+    bad = xlakb("repro", "fake-bug", "--torch-xla", "2.6.0", "--expect", "reproduced", *common, root=kb)
+    assert bad.returncode == 1 and "expected reproduced, measured not-reproduced" in bad.stderr
+
+
+def test_repro_unknown_version_and_missing_reproducer(kb):
+    fake_record(kb)
+    assert "unknown torch_xla release '2.4.9'" in one_line_error(xlakb("repro", "fake-bug", "--torch-xla", "2.4.9", "--runner", "uv", root=kb))
+    assert "not a version number" in one_line_error(xlakb("repro", "fake-bug", "--torch-xla", "latest", "--runner", "uv", root=kb))
+    (kb / "reproducers" / "fake-bug.py").unlink()
+    assert "does not exist" in one_line_error(xlakb("repro", "fake-bug", "--torch-xla", "2.5.1", "--runner", "uv", root=kb))
+
+
+def test_repro_malformed_record_names_file_and_line(kb):
+    path = fake_record(kb)
+    path.write_text(path.read_text().replace("timeout: 60", "timeout: [60"))
+    msg = one_line_error(xlakb("repro", "fake-bug", "--torch-xla", "2.5.1", "--runner", "uv", root=kb))
+    assert "issues/fake-bug.yaml:" in msg and "malformed YAML" in msg
+
+
+def test_matrix_table_data_and_nothing_lost(kb, wheelhouse):
+    fake_record(kb)
+    common = ["--runner", "uv", "--find-links", str(wheelhouse), "--index-url", "none"]
+    r = xlakb("matrix", "fake-bug", "--versions", "2.1.0", "2.5.1", "2.6.0", *common, root=kb)
+    assert r.returncode == 0, r.stderr
+    assert "[3/3]" in r.stderr and "1 left" in r.stderr
+    table = {line.split()[0]: line.split()[2] for line in r.stdout.splitlines() if line[:1].isdigit()}
+    assert table == {"2.1.0": "untestable", "2.5.1": "reproduced", "2.6.0": "not-reproduced"}
+    data = json.loads((kb / "bisect" / "fake-bug" / "matrix.json").read_text())
+    assert [x["candidate"] for x in data["results"]] == ["2.1.0", "2.5.1", "2.6.0"]
+    assert all(x["measured_at"].endswith("Z") for x in data["results"])
+    # a later run on other releases keeps what was measured before
+    r = xlakb("matrix", "fake-bug", "--versions", "2.4.0", *common, root=kb)
+    data = json.loads((kb / "bisect" / "fake-bug" / "matrix.json").read_text())
+    assert [x["candidate"] for x in data["results"]] == ["2.1.0", "2.4.0", "2.5.1", "2.6.0"]
+
+
+def test_matrix_default_is_every_known_release(kb, wheelhouse):
+    fake_record(kb)
+    r = xlakb("matrix", "fake-bug", "--runner", "uv", "--find-links", str(wheelhouse), "--index-url", "none", "-q", "--no-save", root=kb)
+    from xlakb.candidates.releases import all_releases
+
+    rows = [line.split()[0] for line in r.stdout.splitlines() if line[:1].isdigit()]
+    assert rows == all_releases()
+    assert not (kb / "bisect" / "fake-bug" / "matrix.json").exists()
+
+
+def test_matrix_warns_when_measurement_contradicts_claim(kb, wheelhouse):
+    fake_record(kb, affected=">=2.6")  # wrong on purpose: 2.6.0 is fixed in the fake wheels
+    path = kb / "issues" / "fake-bug.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["versions"].pop("fixed_in")
+    data["status"] = "open"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True))
+    r = xlakb("matrix", "fake-bug", "--versions", "2.6.0", "--runner", "uv", "--find-links", str(wheelhouse), "--index-url", "none", root=kb)
+    assert "warning: 2.6.0: record claims affected, measured not-reproduced" in r.stderr
+
+
+def test_triage_file_stdin_and_languages(kb, tmp_path):
+    fake_record(kb)
+    log = tmp_path / "crash.log"
+    log.write_text("step 1\nTraceback (most recent call last):\n  ...\nTypeError: unhashable type: 'list'\n")
+    r = xlakb("triage", str(log), root=kb)
+    assert r.returncode == 0 and r.stdout.startswith("fake-bug [fixed]") and "(line 4)" in r.stdout
+    assert "fixed in: torch_xla 2.6.0" in r.stdout and "Upgrade the fake package." in r.stdout
+    zh = xlakb("triage", "-", "--lang", "zh", stdin=log.read_text(), root=kb)
+    assert "升级假包" in zh.stdout and "修复于" in zh.stdout
+    none = xlakb("triage", "-", stdin="all good\n", root=kb)
+    assert none.returncode == 0 and "no known record matches" in none.stdout
+    assert "cannot read" in one_line_error(xlakb("triage", str(tmp_path / "missing.log"), root=kb))
+
+
+def test_triage_real_records_on_real_error_strings():
+    r = xlakb("triage", "-", stdin="TypeError: unhashable type: 'list'\n", root=REPO)
+    assert r.stdout.startswith("fsdpv2-scalar-param-unhashable-list")
+    r = xlakb("triage", "-", stdin="F0000 xla/hlo/ir/hlo_instruction.h] Check failed: has_sharding()\n", root=REPO)
+    assert r.stdout.startswith("fsdpv2-nofunc-has-sharding")
+    r = xlakb("triage", "-", stdin="RuntimeError: !at::functionalization::impl::isFunctionalTensor(t) INTERNAL ASSERT FAILED\n", root=REPO)
+    assert r.stdout.startswith("dtensor-parallelize-module-functional-assert")
+
+
+def test_internal_error_gives_exit_3_and_a_log(kb, monkeypatch, capsys):
+    fake_record(kb)
+    import xlakb.cli as cli
+
+    def boom(args):
+        raise RuntimeError("unexpected")
+
+    monkeypatch.setattr(cli, "cmd_list", boom)
+    assert main(["--root", str(kb), "list"]) == 3
+    err = capsys.readouterr().err
+    assert "internal error" in err and "crash-" in err
+    crash = Path(err.split("details in ")[1].split(")")[0])
+    assert "RuntimeError: unexpected" in crash.read_text()
+
+
+def test_keyboard_interrupt_exit_130(kb, monkeypatch, capsys):
+    fake_record(kb)
+    import xlakb.cli as cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "cmd_list", interrupted)
+    assert main(["--root", str(kb), "list"]) == 130
+    assert "interrupted" in capsys.readouterr().err
