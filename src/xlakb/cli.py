@@ -310,6 +310,43 @@ def cmd_bisect(args) -> int:
     return 0
 
 
+def cmd_verify(args) -> int:
+    from .candidates.releases import release
+    from .records import load_records
+    from .runner import probe
+    from .verify import changed_record_ids, claimed_pair
+
+    root = find_root(args.root)
+    records = {r.id: r for r in load_records(root)}
+    ids = list(args.ids)
+    if args.changed_since:
+        ids += [i for i in changed_record_ids(root, args.changed_since, list(records.values())) if i not in ids]
+    unknown = [i for i in ids if i not in records]
+    if unknown:
+        raise XlakbError(f"unknown record id {unknown[0]!r}", hint=f"known ids: {', '.join(records)}")
+    if not ids:
+        print("no records to verify")
+        return 0
+    backend = _backend(args)
+    progress = ConsoleProgress(quiet=args.quiet)
+    failures = 0
+    for rid in ids:
+        rec = records[rid]
+        affected, fixed = claimed_pair(rec)
+        for version, expected in ((affected, "reproduced"), (fixed, "not-reproduced")):
+            if version is None:
+                print(f"{rid}: no release is claimed {'affected' if expected == 'reproduced' else 'fixed'}; nothing to check there")
+                continue
+            res = probe(rec, release(version), backend, progress=progress, find_links=_links(args), index_url=args.index_url)
+            ok = res.verdict.value == expected
+            failures += not ok
+            print(f"{rid} on torch_xla {version}: {res.verdict.value} (claimed {expected}) {'ok' if ok else 'MISMATCH'}  [{res.duration_s:.1f} s, log {res.log}]")
+    if failures:
+        print(f"{failures} reproducer run(s) did not behave as their records claim", file=sys.stderr)
+        return EXIT_ERROR
+    return 0
+
+
 def cmd_releases(args) -> int:
     from .candidates.releases import DEFAULT_INDEX, published_versions, release_table
 
@@ -407,6 +444,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("file", nargs="?", help="a log file, or - for standard input")
     sp.add_argument("--lang", choices=["en", "zh"], default="en")
     sp.set_defaults(func=cmd_triage)
+
+    sp = sub.add_parser("verify", help="run records' reproducers on one claimed-affected and one claimed-fixed release")
+    sp.add_argument("ids", nargs="*", metavar="ID")
+    sp.add_argument("--changed-since", metavar="GIT_REF", help="also every record whose YAML or reproducer changed since this ref")
+    runner_opts(sp)
+    sp.set_defaults(func=cmd_verify)
 
     sp = sub.add_parser("releases", help="the torch_xla releases xlakb knows, with their torch")
     sp.add_argument("--check", action="store_true", help="compare with the package index")
