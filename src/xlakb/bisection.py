@@ -116,7 +116,8 @@ class Report:
             "confidence": self.confidence,
             "confidence_reasons": self.confidence_reasons,
             "flaky": self.flaky,
-            "probes": [{"candidate": p.candidate, "verdict": p.verdict.value, "detail": p.detail, "duration_s": round(p.duration_s, 2),
+            "probes": [{"candidate": p.candidate, "torch_xla": _short(p.torch_xla), "torch": _short(p.torch),
+                        "verdict": p.verdict.value, "detail": p.detail, "duration_s": round(p.duration_s, 2),
                         "cached": p.cached, "measured_at": p.measured_at} for p in self.probes],
             "probes_run": self.probes_run,
             "runner": self.runner,
@@ -149,12 +150,51 @@ class Report:
         return "\n".join(lines)
 
 
+def _identity(c: Candidate) -> list:
+    return [c.label, c.torch_xla, c.torch, list(c.pins), list(c.overlay or ()),
+            c.meta.get("torch_xla_url"), c.meta.get("torch_url")]
+
+
 def _short(value: str) -> str:
     return Path(value).name if value.endswith(".whl") else value
 
 
 def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+class _Preparer:
+    """Builds environments of possible next midpoints on one daemon thread while probes run.
+
+    A daemon thread, so neither the end of a bisection nor Ctrl-C waits for a build nobody
+    needs any more; a build cut off that way has no marker and is never reused."""
+
+    def __init__(self, work: Callable[[Candidate], None]) -> None:
+        import queue
+
+        self._queue: "queue.Queue[Candidate | None]" = queue.Queue()
+        self._work = work
+        self._thread = threading.Thread(target=self._loop, name="xlakb-prepare", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            cand = self._queue.get()
+            if cand is None:
+                return
+            self._work(cand)
+
+    def submit(self, cand: Candidate) -> None:
+        self._queue.put(cand)
+
+    def stop(self) -> None:
+        """Drop what is queued; the build under way (if any) finishes in the background."""
+        try:
+            while True:
+                self._queue.get_nowait()
+        except Exception:
+            pass
+        self._queue.put(None)
 
 
 class Engine:
@@ -191,14 +231,20 @@ class Engine:
 
     # -- state (resume) -----------------------------------------------------------
     def state_path(self, candidates: list[Candidate], direction: str | None, source: str) -> Path:
+        # What is installed for each candidate belongs to the key too: the same labels over other
+        # wheels (another wheelhouse, nightly URL template or set of commit bases) are another bisection.
         blob = json.dumps({"record": self.record.id, "reproducer": self.record.reproducer_sha256(), "source": source,
                            "direction": direction, "repeat": self.options.repeat,
-                           "candidates": [c.label for c in candidates], "runner": self.backend.name}, sort_keys=True)
+                           "candidates": [_identity(c) for c in candidates], "runner": self.backend.name,
+                           "find_links": list(self.options.find_links), "index_url": self.options.index_url,
+                           "resolver": getattr(self.resolve, "fingerprint", None)}, sort_keys=True)
         return self.state_root / f"{self.record.id}-{source}-{hashlib.sha256(blob.encode()).hexdigest()[:16]}.json"
 
     def _load_state(self, path: Path) -> dict[str, ProbeResult]:
+        """Saved probes; errors (a failed download, a crash) are left out so a resumed run retries them."""
         data = read_json(path) or {}
-        return {label: ProbeResult.from_json(p, cached=True) for label, p in data.get("probes", {}).items()}
+        saved = {label: ProbeResult.from_json(p, cached=True) for label, p in data.get("probes", {}).items()}
+        return {label: res for label, res in saved.items() if res.verdict is not Verdict.ERROR}
 
     def _save_state(self, path: Path, done: dict[str, ProbeResult]) -> None:
         write_json(path, {"record": self.record.id, "probes": {k: v.to_json() for k, v in done.items()}})
@@ -206,11 +252,18 @@ class Engine:
     # -- probing ------------------------------------------------------------------
     def probe(self, cand: Candidate) -> ProbeResult:
         """One candidate, ``repeat`` times; disagreeing runs make it flaky (an error)."""
+        from .candidates.nightlies import WheelNotFound
+
         try:
             real = self.resolved(cand)
-        except XlakbError as err:
+        except WheelNotFound as err:  # no build exists for this candidate: untestable
             return ProbeResult(self.record.id, cand.label, cand.kind, cand.torch_xla, cand.torch, Verdict.UNTESTABLE,
                                f"no build: {err}", None, 0.0, _now(), "", self.backend.name, "")
+        except XlakbError as err:  # the build exists but could not be had now: an error, retried on resume
+            with self._lock:
+                self._resolved.pop(cand.label, None)
+            return ProbeResult(self.record.id, cand.label, cand.kind, cand.torch_xla, cand.torch, Verdict.ERROR,
+                               f"build unavailable: {err}", None, 0.0, _now(), "", self.backend.name, "")
         kwargs = dict(progress=self.progress, find_links=self.options.find_links, index_url=self.options.index_url)
         first = try_probe(self.record, real, self.backend, cache=self.cache, **kwargs)
         if not first.cached:
@@ -230,6 +283,21 @@ class Engine:
         with self._lock:
             self.flaky.append(cand.label)
         return dataclasses.replace(first, verdict=Verdict.ERROR, detail=f"flaky: {len(runs)} runs disagreed ({seen})", cached=False)
+
+    def _will_run(self, cand: Candidate, done: dict[str, ProbeResult]) -> bool:
+        """Whether probing ``cand`` would run the reproducer: no saved probe, no cached verdict.
+        Looks the verdict up without downloading anything (the resolver's ``peek`` when it has one)."""
+        if cand.label in done:
+            return False
+        if self.cache is None:
+            return True
+        try:
+            peek = getattr(self.resolve, "peek", None)
+            real = peek(cand) if peek is not None else self.resolved(cand)
+            spec = env_spec(self.record, real, find_links=self.options.find_links, index_url=self.options.index_url)
+        except XlakbError:
+            return True
+        return self.cache.get(VerdictCache.key(self.record, spec, self.backend.name)) is None
 
     def _prepare(self, cand: Candidate) -> None:
         """Build the environment a candidate needs (used ahead of time)."""
@@ -284,7 +352,7 @@ class Engine:
         # 2. search; outcomes already known (state, cache) cost nothing
         known = {i: outcome_of(done[c.label].verdict, direction) for i, c in enumerate(candidates) if c.label in done}
         search = Bisection(n, known=known)
-        pool = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="xlakb-prepare") if self.options.prepare_ahead else None
+        pool = _Preparer(self._prepare) if self.options.prepare_ahead else None
         prepared: set[int] = set()
         try:
             while not search.done:
@@ -295,11 +363,13 @@ class Engine:
                 steps = math.ceil(math.log2(left + 1)) if left > 0 else 0
                 self.progress.step(len(order), len(order) + steps,
                                    f"{left} candidate(s) left, ~{steps} step(s): probing {', '.join(candidates[i].label for i in batch)}")
-                if pool is not None:
+                # Building ahead pays only while a probe really runs; when this batch is answered
+                # by saved or cached verdicts it would just download and install for nothing.
+                if pool is not None and any(self._will_run(candidates[i], done) for i in batch):
                     for i in search.lookahead():
-                        if i not in prepared and candidates[i].label not in done:
+                        if i not in prepared and self._will_run(candidates[i], done):
                             prepared.add(i)
-                            pool.submit(self._prepare, candidates[i])
+                            pool.submit(candidates[i])
                 results = self._map(run_probe, batch)
                 for i, res in zip(batch, results):
                     order.append(res)
@@ -307,7 +377,7 @@ class Engine:
                     self.progress.info(f"{res.candidate}: {res.verdict.value}{' (cached)' if res.cached else ''}")
         finally:
             if pool is not None:
-                pool.shutdown(wait=False, cancel_futures=True)
+                pool.stop()
         result = search.result()
         report = Report(
             record=self.record.id, source=source, direction=direction, candidates=candidates,
@@ -337,12 +407,12 @@ def save_report(root: Path, report: Report) -> Path:
 
 
 # -- commits: a commit is its Python files laid over the nearest binary build -------------
-_GITREV = """
+_GITREV = r"""
 import importlib.util, os, re, sys
 spec = importlib.util.find_spec("torch_xla")
 path = os.path.join(spec.submodule_search_locations[0], "version.py")
 text = open(path).read() if os.path.exists(path) else ""
-m = re.search(r"__xla_gitrev__\\s*=\\s*['\"]([0-9a-f]{7,40})['\"]", text)
+m = re.search(r"__xla_gitrev__\s*=\s*[\x27\x22]([0-9a-f]{7,40})[\x27\x22]", text)
 print("GITREV", m.group(1) if m else "unknown")
 """
 
@@ -370,6 +440,11 @@ class CommitResolver:
         self.commits = commits
         self.repo = repo
         self.bases = bases  # label -> (candidate, gitrev)
+
+    @property
+    def fingerprint(self) -> list:
+        """What the resolution depends on (part of the engine's resume-state key)."""
+        return sorted([label, c.torch_xla, c.torch, list(c.pins), gitrev] for label, (c, gitrev) in self.bases.items())
 
     def __call__(self, cand: Candidate) -> Candidate:
         sha = cand.meta["sha"]
@@ -404,18 +479,20 @@ def annotate_commits(report: Report, repo: Path, resolver: CommitResolver | None
             reasons.append("the culprit changes native code, which an overlay on a binary build cannot include")
             culprit.meta["python_only"] = False
     if resolver is not None:
-        native_counts = []
         for idx in (lo, hi):
-            sha = report.candidates[idx].meta.get("sha")
-            if sha:
-                try:
-                    c = resolver(report.candidates[idx])
-                except XlakbError:
-                    continue
-                native_counts.append((report.candidates[idx].label, c.meta["base"], c.meta["native_difference_count"]))
-        for label, base, count in native_counts:
+            cand = report.candidates[idx]
+            if not cand.meta.get("sha"):
+                continue
+            try:
+                c = resolver(cand)
+            except XlakbError:
+                continue
+            count, files = c.meta["native_difference_count"], c.meta["native_differences"]
+            cand.meta.update(base=c.meta["base"], base_gitrev=c.meta["base_gitrev"], native_differences=files[:20])
             if count:
-                reasons.append(f"{label} differs from its base build {base} in {count} native file(s) (C++/build/pins): its binary part is the base's")
+                shown = ", ".join(files[:5]) + (f" and {count - 5} more" if count > 5 else "")
+                reasons.append(f"{cand.label} differs from its base build {c.meta['base']} in {count} native file(s) "
+                               f"({shown}): its binary part is the base's")
     python_only_culprit = "Python-only" in " ".join(reasons)
     native_noise = any("native file" in r or "changes native code" in r for r in reasons)
     if not report.exact or report.flaky:
@@ -445,11 +522,31 @@ def walk_back(engine: Engine, candidates: list[Candidate], end: int) -> int:
                      hint="the change is older than the oldest candidate")
 
 
-def nightly_resolver(progress: Progress) -> Resolver:
-    from .candidates.nightlies import WheelCache, fetch_nightly
+class NightlyResolver:
+    """Downloads a nightly candidate's wheels (once, into the cache); ``peek`` says where they
+    are or will be without downloading (to look verdicts up)."""
 
-    wheels = WheelCache(cache_dir() / "nightlies")
-    return lambda cand: fetch_nightly(cand, wheels, progress=progress)
+    def __init__(self, progress: Progress) -> None:
+        from .candidates.nightlies import WheelCache
+
+        self.wheels = WheelCache(cache_dir() / "nightlies")
+        self.progress = progress
+
+    def __call__(self, cand: Candidate) -> Candidate:
+        from .candidates.nightlies import fetch_nightly
+
+        return fetch_nightly(cand, self.wheels, progress=self.progress)
+
+    def peek(self, cand: Candidate) -> Candidate:
+        meta = cand.meta
+        if cand.kind != "nightly" or meta.get("missing"):
+            return self(cand)  # raises the right error
+        return dataclasses.replace(cand, torch_xla=str(self.wheels.path_for(meta["torch_xla_url"])),
+                                   torch=str(self.wheels.path_for(meta["torch_url"])))
+
+
+def nightly_resolver(progress: Progress) -> NightlyResolver:
+    return NightlyResolver(progress)
 
 
 def commit_resolver(record: Record, backend: Backend, options: Options, progress: Progress, repo: Path,
@@ -462,3 +559,123 @@ def commit_resolver(record: Record, backend: Backend, options: Options, progress
         table[base.label] = (real, base_gitrev(record, real, backend, options, progress))
         progress.info(f"{base.label} was built from {table[base.label][1][:12]}")
     return CommitResolver(repo, table)
+
+
+def nightly_candidate(date: str, *, versions: list[str] | tuple[str, ...], torch_xla_url: str | None = None,
+                      torch_url: str | None = None) -> Candidate:
+    """The nightly of one day (``YYYY-MM-DD``), e.g. a commit bisection's base ("nightly:2025-01-16")."""
+    from .candidates.nightlies import list_nightlies
+
+    try:
+        day = _dt.date.fromisoformat(date)
+    except ValueError:
+        raise XlakbError(f"nightly base {date!r} is not a YYYY-MM-DD date", hint="e.g. --base nightly:2025-01-16") from None
+    if not versions:
+        raise XlakbError(f"nightly base {date} needs --nightly-version", hint="e.g. --nightly-version 2.7.0")
+    found = [c for c in list_nightlies(day, day + _dt.timedelta(days=1), versions=list(versions), torch_xla_url=torch_xla_url,
+                                       torch_url=torch_url, progress=NullProgress()) if c.meta["date"] == day.isoformat()]
+    if not found:
+        raise XlakbError(f"no nightly wheels for {date} (versions {', '.join(versions)})", hint="pick a day whose nightly exists")
+    return found[0]
+
+
+# -- narrowing: releases, then nightlies between them, then commits between those -------------
+class NarrowStopped(XlakbError):
+    """Narrowing could not go on to the next source; ``reports`` holds the stages that finished."""
+
+    def __init__(self, message: str, *, reports: list[Report], hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.reports = list(reports)
+
+
+def _finding(report: Report) -> str:
+    old, new = labels_for(report.direction)
+    lo, hi = report.last_old_candidate.label, report.first_new_candidate.label
+    where = f"in {hi}" if report.exact else f"between {lo} and {hi}"
+    return f"{report.source}: {report.direction} {where} ({lo} {old}, {hi} {new})"
+
+
+def next_minor(version: str) -> str:
+    from packaging.version import Version
+
+    v = Version(version)
+    return f"{v.major}.{v.minor + 1}.0"
+
+
+def narrow(record: Record, backend: Backend, *, start: str | None = None, end: str | None = None,
+           direction: str | None = None, repo: Path | None = None, branch: str | None = None,
+           nightly_versions: list[str] | tuple[str, ...] | None = None, torch_xla_url: str | None = None,
+           torch_url: str | None = None, progress: Progress | None = None, cache: VerdictCache | None = None,
+           options: Options | None = None, state_root: Path | None = None) -> list[Report]:
+    """Bisect releases, then the nightlies between the two releases' dates, then (with ``repo``)
+    the commits between the gitrevs of the two nightlies, laid over those nightlies.
+
+    Returns one report per finished stage (releases, nightlies[, commits]); every stage verifies its
+    own ends.  Raises :class:`NarrowStopped` (with the finished reports) when a later stage cannot
+    run or its ends do not bracket the change; plain XlakbError when the release stage fails.
+    ``nightly_versions`` defaults to the first-new release's version and the next minor.
+    """
+    from .candidates.commits import list_commits
+    from .candidates.nightlies import list_nightlies
+    from .candidates.releases import releases_between
+
+    progress = progress or NullProgress()
+    options = options or Options()
+    cache = cache if cache is not None else VerdictCache()
+
+    def engine(resolve: Resolver | None = None) -> Engine:
+        return Engine(record, backend, progress=progress, cache=cache, options=options, resolve=resolve, state_root=state_root)
+
+    reports: list[Report] = []
+
+    def stop(stage: str, err: XlakbError, hint: str | None = None) -> NarrowStopped:
+        so_far = "; ".join(_finding(r) for r in reports)
+        return NarrowStopped(f"narrowing stopped at {stage}: {err.message}; found so far: {so_far}",
+                             reports=reports, hint=hint or err.hint)
+
+    # 1. releases
+    progress.info("narrowing 1/3: releases")
+    if end and not start:
+        everything = releases_between(None, end)
+        first = walk_back(engine(), everything, len(everything) - 1)
+        progress.info(f"start found by walking back: {everything[first].label}")
+        cands = everything[first:]
+    else:
+        cands = releases_between(start, end)
+    rel = engine().run(cands, source="releases", direction=direction)
+    reports.append(rel)
+
+    # 2. nightlies between the two releases' dates
+    a, b = rel.last_old_candidate, rel.first_new_candidate
+    lo_date, hi_date = a.meta.get("date"), b.meta.get("date")
+    versions = list(nightly_versions) if nightly_versions else list(dict.fromkeys([b.label, next_minor(b.label)]))
+    progress.info(f"narrowing 2/3: nightlies {lo_date} .. {hi_date} (versions {', '.join(versions)})")
+    if not lo_date or not hi_date:
+        raise stop("nightlies", XlakbError(f"release {a.label if not lo_date else b.label} has no release date in the table"))
+    resolve_nightly = nightly_resolver(progress)
+    try:
+        nightlies = list_nightlies(lo_date, hi_date, versions=versions, torch_xla_url=torch_xla_url, torch_url=torch_url,
+                                   progress=progress)
+        night = engine(resolve_nightly).run(nightlies, source="nightlies", direction=rel.direction)
+    except XlakbError as err:
+        raise stop(f"nightlies {lo_date} .. {hi_date} (versions {', '.join(versions)})", err,
+                   hint=f"the change may predate {a.label}'s release date (release branches are cut earlier), or the nightlies "
+                        f"carry other versions: pass --nightly-version, or bisect --source nightlies with your own --start/--end") from err
+    reports.append(night)
+    if repo is None:
+        return reports
+
+    # 3. commits between the gitrevs the two nightlies were built from, over those nightlies
+    lo_n, hi_n = night.last_old_candidate, night.first_new_candidate
+    progress.info(f"narrowing 3/3: commits between {lo_n.label} and {hi_n.label}")
+    repo = Path(repo).resolve()
+    try:
+        resolver = commit_resolver(record, backend, options, progress, repo, [lo_n, hi_n], resolve_base=resolve_nightly)
+        lo_rev, hi_rev = resolver.bases[lo_n.label][1], resolver.bases[hi_n.label][1]
+        commits = list_commits(repo, lo_rev, hi_rev, branch=branch)
+        com = engine(resolver).run(commits, source="commits", direction=rel.direction)
+    except XlakbError as err:
+        raise stop(f"commits between {lo_n.label} and {hi_n.label}", err) from err
+    annotate_commits(com, repo, resolver)
+    reports.append(com)
+    return reports

@@ -7,6 +7,7 @@ import datetime as _dt
 import os
 import shlex
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -25,14 +26,19 @@ class ConsoleProgress:
         self.stream = stream or sys.stderr
         self.quiet = quiet
         self._last_download = 0.0
+        self._lock = threading.Lock()  # lines come from the prepare-ahead thread too
+
+    def _line(self, text: str) -> None:
+        with self._lock:
+            print(text, file=self.stream, flush=True)
 
     def step(self, done: int, total: int, message: str) -> None:
         if not self.quiet:
-            print(f"[{done}/{total}] {message}", file=self.stream, flush=True)
+            self._line(f"[{done}/{total}] {message}")
 
     def info(self, message: str) -> None:
         if not self.quiet:
-            print(f"  {message}", file=self.stream, flush=True)
+            self._line(f"  {message}")
 
     def download(self, name: str, done_bytes: int, total_bytes: int | None) -> None:
         now = time.monotonic()
@@ -41,7 +47,7 @@ class ConsoleProgress:
             return
         self._last_download = now
         size = f"{done_bytes / 1e6:.1f}/{total_bytes / 1e6:.1f} MB" if total_bytes else f"{done_bytes / 1e6:.1f} MB"
-        print(f"  downloading {name}: {size}", file=self.stream, flush=True)
+        self._line(f"  downloading {name}: {size}")
 
 
 def find_root(explicit: str | None) -> Path:
@@ -241,8 +247,8 @@ def cmd_triage(args) -> int:
 
 
 def cmd_bisect(args) -> int:
-    from .bisection import (Engine, Options, annotate_commits, commit_resolver, nightly_resolver, save_report,
-                            walk_back)
+    from .bisection import (Engine, NarrowStopped, Options, annotate_commits, commit_resolver, narrow, nightly_candidate,
+                            nightly_resolver, walk_back)
     from .candidates.releases import all_releases, release, releases_between
     from .records import load_record
     from .runner import VerdictCache
@@ -253,7 +259,8 @@ def cmd_bisect(args) -> int:
     progress = ConsoleProgress(quiet=args.quiet)
     command = "xlakb " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] and sys.argv[0].endswith(("xlakb", "__main__.py")) else ""
     if not command:
-        command = f"xlakb bisect {rec.id} --source {args.source}" + (f" --start {args.start}" if args.start else "") + (f" --end {args.end}" if args.end else "")
+        command = (f"xlakb bisect {rec.id} " + ("--narrow" if args.narrow else f"--source {args.source}")
+                   + (f" --start {args.start}" if args.start else "") + (f" --end {args.end}" if args.end else ""))
     options = Options(repeat=args.repeat, jobs=args.jobs, prepare_ahead=not args.no_prepare,
                       find_links=_links(args), index_url=args.index_url, command=command)
     cache = VerdictCache()
@@ -263,6 +270,25 @@ def cmd_bisect(args) -> int:
 
         cache = VerdictCache(Path(tempfile.mkdtemp(prefix="xlakb-fresh-")))
         state_root = cache.root.parent / "state"
+    if args.narrow:
+        if args.source != "releases":
+            raise XlakbError(f"--narrow starts from releases, not {args.source}", hint="drop --source; --start/--end name releases")
+        stopped = None
+        try:
+            reports = narrow(rec, backend, start=args.start, end=args.end, direction=args.direction,
+                             repo=Path(args.repo) if args.repo else None, branch=args.branch,
+                             nightly_versions=args.nightly_version, torch_xla_url=args.torch_xla_url, torch_url=args.torch_url,
+                             progress=progress, cache=cache, options=options, state_root=state_root)
+        except NarrowStopped as err:
+            reports, stopped = err.reports, err
+        for report in reports:
+            _show_report(report, root, args)
+        if stopped is not None:
+            print(f"xlakb: {stopped}", file=sys.stderr)
+            return EXIT_ERROR
+        if not args.repo:
+            print("\nno --repo given: narrowing stopped at nightlies (pass --repo <pytorch/xla clone> to go on to commits)")
+        return 0
     resolver = None
     commit_res = None
     if args.source == "releases":
@@ -290,13 +316,24 @@ def cmd_bisect(args) -> int:
         if not (args.repo and args.start and args.end and args.base):
             raise XlakbError("commits need --repo, --start, --end and at least one --base", hint="e.g. --repo ../xla --start '#8609' --end '#8819' --base 2.6.0 --base 2.7.0")
         cands = list_commits(Path(args.repo), args.start, args.end, branch=args.branch)
-        bases = [release(b) for b in args.base]
-        commit_res = commit_resolver(rec, backend, options, progress, Path(args.repo).resolve(), bases)
+        bases = [nightly_candidate(b.removeprefix("nightly:"), versions=args.nightly_version or (), torch_xla_url=args.torch_xla_url,
+                                   torch_url=args.torch_url) if b.startswith("nightly:") else release(b)
+                 for b in args.base]
+        fetch = nightly_resolver(progress)
+        commit_res = commit_resolver(rec, backend, options, progress, Path(args.repo).resolve(), bases,
+                                     resolve_base=lambda c: fetch(c) if c.kind == "nightly" else c)
         resolver = commit_res
     engine = Engine(rec, backend, progress=progress, cache=cache, options=options, resolve=resolver, state_root=state_root)
     report = engine.run(cands, source=args.source, direction=args.direction)
     if args.source == "commits":
         annotate_commits(report, Path(args.repo).resolve(), commit_res)
+    _show_report(report, root, args)
+    return 0
+
+
+def _show_report(report, root: Path, args) -> None:
+    from .bisection import save_report
+
     print()
     print(report.summary())
     if report.between:
@@ -307,7 +344,6 @@ def cmd_bisect(args) -> int:
     if not args.no_save:
         path = save_report(root, report)
         print(f"\nwritten: {path.relative_to(root)}")
-    return 0
 
 
 def cmd_verify(args) -> int:
@@ -482,9 +518,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--branch", help="commits: branch whose first-parent line is searched (default: HEAD)")
     sp.add_argument("--base", action="append", metavar="RELEASE|nightly:YYYY-MM-DD",
                     help="commits: binary builds to lay commits over (repeatable; the nearest is used per commit)")
-    sp.add_argument("--nightly-version", action="append", metavar="X.Y.Z", help="nightlies: dev base version(s), e.g. 2.7.0")
+    sp.add_argument("--nightly-version", action="append", metavar="X.Y.Z",
+                    help="nightlies: dev base version(s), e.g. 2.7.0 (--narrow: default the later release's and the next minor)")
     sp.add_argument("--torch-xla-url", help="nightlies: URL template with {date} {version} {py}")
     sp.add_argument("--torch-url", help="nightlies: URL template for the matching torch")
+    sp.add_argument("--narrow", action="store_true",
+                    help="releases, then the nightlies between the two releases found, then (with --repo) the commits "
+                         "between those nightlies; one report per stage")
     sp.add_argument("--fresh", action="store_true", help="ignore cached verdicts and saved progress")
     sp.add_argument("--no-save", action="store_true", help="do not write bisect/<id>/bisect-<source>.json")
     runner_opts(sp)

@@ -429,7 +429,8 @@ def list_nightlies(
         out.append(Candidate(kind="nightly", label=f"nightly {iso}", torch_xla="", torch="", meta=meta))
     progress.step(days, days, "checked nightlies")
     if missing:
-        progress.info(f"no nightly wheel for {len(missing)} day(s): {', '.join(missing)}")
+        shown = ", ".join(missing[:5]) + (f" ... {missing[-1]}" if len(missing) > 5 else "")
+        progress.info(f"no nightly wheel for {len(missing)} day(s): {shown}")
     return NightlyRange(out, missing)
 
 
