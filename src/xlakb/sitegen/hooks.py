@@ -1,0 +1,252 @@
+"""MkDocs hooks (named by path in mkdocs.yml): generate the record pages at build time.
+
+The repository root is the folder of ``mkdocs.yml``.  Records are read from
+``issues/*.yaml``, the reproducers from ``reproducer.path`` and the measured
+results from ``bisect/<id>/`` (see :mod:`xlakb.sitegen.data`).  Nothing is
+written to ``site/``: pages exist only in memory and in the build output.
+
+mkdocs-static-i18n builds the site once per language (``en`` at ``/``, ``zh``
+at ``/zh/``).  Its ``on_files`` only knows files in ``docs_dir``, so our
+``on_files`` runs after it (lower priority) and adds the record pages of the
+language being built, with the i18n attributes it uses for the language
+switcher (``alternates``), so switching language keeps the reader on the record.
+
+Search: Material indexes each page in ``on_page_context``; what is no text to
+search for (the home table, the reproducer's source, the matrix table) is put in
+after that, in place of ``<!-- xlakb:... -->`` markers.  After the build the index
+of all languages is split into one per language (``search/`` and ``zh/search/``)
+and the Chinese pages are pointed at theirs, so a reader on the Chinese pages
+finds the Chinese records first.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import sys
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File, Files
+from mkdocs.utils import get_relative_url
+
+try:  # mkdocs imports this file by path; make the package importable from a checkout too
+    import xlakb  # noqa: F401
+except ImportError:  # pragma: no cover - only without `pip install -e .`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from xlakb.errors import XlakbError  # noqa: E402
+from xlakb.sitegen import data as _data  # noqa: E402
+from xlakb.sitegen import render  # noqa: E402
+
+RECORDS_MARKER = "<!-- xlakb:records -->"
+COUNT_MARKER = "<!-- xlakb:count -->"
+DEFAULT_LANG = "en"
+
+_state: dict = {"root": None, "records": None, "by_id": {}, "sources": {}, "markdown": None}
+
+
+def _root(config) -> Path:
+    return Path(config.config_file_path).resolve().parent
+
+
+def _i18n(config):
+    return config.plugins.get("i18n")
+
+
+def _lang(config) -> str:
+    plugin = _i18n(config)
+    return getattr(plugin, "current_language", None) or DEFAULT_LANG
+
+
+def _languages(config) -> list[str]:
+    plugin = _i18n(config)
+    if plugin is None:
+        return [DEFAULT_LANG]
+    return [lang.locale for lang in plugin.config.languages if lang.build]
+
+
+def site_records(config) -> list[_data.SiteRecord]:
+    return _state["records"] or []
+
+
+@event_priority(100)
+def on_config(config):
+    # Material's search loads the jieba user dictionary relative to the working
+    # directory; make it absolute so `mkdocs build -f path/to/mkdocs.yml` works anywhere.
+    search = config.plugins.get("material/search") or config.plugins.get("search")
+    if search is not None:
+        user_dict = search.config.get("jieba_dict_user")
+        if user_dict and not os.path.isabs(user_dict):
+            search.config["jieba_dict_user"] = str(_root(config) / user_dict)
+    try:
+        import jieba
+
+        jieba.setLogLevel(logging.WARNING)
+    except ImportError:
+        raise PluginError("jieba is not installed: Chinese search needs it (pip install 'xlakb[site]')") from None
+    # mkdocs-static-i18n runs one nested build per extra language with the same
+    # config: read the records once, in the default-language build.
+    root = _root(config)
+    if _state["records"] is None or _state["root"] != root or _lang(config) == DEFAULT_LANG:
+        try:
+            _state["records"] = _data.load_site_records(root)
+        except XlakbError as err:
+            raise PluginError(str(err)) from None
+        _state["root"] = root
+        _state["by_id"] = {r.id: r for r in _state["records"]}
+        _state["sources"] = {}
+        _state["markdown"] = None
+    return config
+
+
+def _page_uri(record_id: str, lang: str) -> str:
+    return f"records/{record_id}.md" if lang == DEFAULT_LANG else f"records/{record_id}.{lang}.md"
+
+
+def _make_file(config, record: _data.SiteRecord, lang: str, content: str | None) -> File:
+    """A generated page as mkdocs-static-i18n would have made it from ``records/<id>[.<lang>].md``."""
+    f = File.generated(config, _page_uri(record.id, lang), content=content if content is not None else "")
+    prefix = "" if lang == DEFAULT_LANG else f"{lang}/"
+    f.dest_uri = f"{prefix}records/{record.id}/index.html" if config.use_directory_urls \
+        else f"{prefix}records/{record.id}.html"
+    f.url = f.dest_uri[: -len("index.html")] if config.use_directory_urls else f.dest_uri
+    f.abs_dest_path = os.path.normpath(os.path.join(config.site_dir, f.dest_uri))
+    f.name = record.id
+    f.locale = lang
+    f.localization = None if lang == DEFAULT_LANG else lang
+    f.norm_src_uri = f"records/{record.id}.md"
+    return f
+
+
+@event_priority(-200)  # after mkdocs-static-i18n (-100) has rebuilt the file list
+def on_files(files: Files, config) -> Files:
+    lang = _lang(config)
+    languages = _languages(config)
+    contributing = "../contributing.md"  # relative to records/<id>.md
+    added = []
+    for record in site_records(config):
+        page = _make_file(config, record, lang, render.record_page(record, lang, contributing))
+        alternates = {lang: page}
+        for other in languages:
+            if other != lang:
+                alternates[other] = _make_file(config, record, other, None)
+        page.alternates = alternates
+        page.locale_alternate_of = lang
+        files.append(page)
+        added.append(page)
+    # the i18n sitemap lists the pages it saw in on_files: add ours
+    per_language = getattr(_i18n(config), "i18n_files_per_language", None)
+    if isinstance(per_language, dict) and isinstance(per_language.get(lang), list):
+        per_language[lang].extend(added)
+    return files
+
+
+def _record_href(page, config, record_id: str) -> str:
+    lang = _lang(config)
+    prefix = "" if lang == DEFAULT_LANG else f"{lang}/"
+    target = f"{prefix}records/{record_id}/" if config.use_directory_urls else f"{prefix}records/{record_id}.html"
+    return get_relative_url(target, page.url)
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    if COUNT_MARKER in markdown:
+        markdown = markdown.replace(COUNT_MARKER, str(len(site_records(config))))
+    return markdown
+
+
+def _highlighted_source(record: _data.SiteRecord, config) -> str:
+    """The reproducer's source as HTML, rendered with the site's Markdown extensions once per build."""
+    cache = _state["sources"]
+    if record.id not in cache:
+        md = _state.get("markdown")
+        if md is None:
+            import markdown
+
+            md = _state["markdown"] = markdown.Markdown(extensions=config.markdown_extensions,
+                                                        extension_configs=config.mdx_configs)
+        cache[record.id] = md.reset().convert(render.source_block(record))
+    return cache[record.id]
+
+
+@event_priority(-50)  # after Material's search (0) indexed the page
+def on_page_context(context, page, config, nav):
+    """Put in what is no text to search for: the home table (it repeats every title, and
+    searches must land on the records), the reproducer's source and the matrix table."""
+    content = page.content or ""
+    if "<!-- xlakb:" not in content:
+        return context
+    lang = _lang(config)
+    if RECORDS_MARKER in content:
+        table = render.records_table(site_records(config), lang, lambda rid: _record_href(page, config, rid))
+        content = content.replace(RECORDS_MARKER, table, 1)
+    record = _state["by_id"].get(page.file.name) if page.file.src_uri.startswith("records/") else None
+    if record is not None:
+        content = content.replace(render.SOURCE_MARKER, _highlighted_source(record, config), 1)
+        content = content.replace(render.MATRIX_MARKER, render.matrix_table(record, lang), 1)
+    page.content = content
+    return context
+
+
+def on_serve(server, config, builder):
+    root = _root(config)
+    for name in ("issues", "reproducers", "bisect"):
+        path = root / name
+        if path.is_dir():
+            server.watch(str(path))
+    return server
+
+
+_CONFIG_SCRIPT = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.S)
+
+
+@event_priority(-200)
+def on_post_page(output: str, page, config) -> str:
+    """Point the pages of a non-default language at that language's own search index.
+
+    Material loads ``search/search_index.json`` relative to ``config.base``; for
+    ``/zh/...`` pages that base becomes ``/zh/``, where :func:`on_post_build` writes
+    the Chinese index whose locations are relative to ``/zh/``.
+    """
+    lang = _lang(config)
+    if lang == DEFAULT_LANG:
+        return output
+    match = _CONFIG_SCRIPT.search(output)
+    if not match:
+        return output
+    try:
+        app = json.loads(match.group(2))
+    except ValueError:
+        return output
+    app["base"] = get_relative_url(f"{lang}/", page.url)
+    text = json.dumps(app, ensure_ascii=False).replace("<", "\\u003c")  # never close the script early
+    return output[: match.start(2)] + text + output[match.end(2):]
+
+
+@event_priority(-200)  # after mkdocs-static-i18n wrote the index of all languages
+def on_post_build(config) -> None:
+    plugin = _i18n(config)
+    if plugin is not None and getattr(plugin, "building", False):
+        return  # a nested per-language build; the outer one splits the index
+    site = Path(config.site_dir)
+    path = site / "search" / "search_index.json"
+    if not path.is_file():
+        return
+    index = json.loads(path.read_text("utf-8"))
+    others = [lang for lang in _languages(config) if lang != DEFAULT_LANG]
+    split: dict[str, list] = {lang: [] for lang in [DEFAULT_LANG] + others}
+    for doc in index.get("docs", []):
+        location = doc.get("location", "")
+        for lang in others:
+            if location == lang or location.startswith(f"{lang}/"):
+                split[lang].append({**doc, "location": location[len(lang) + 1:]})
+                break
+        else:
+            split[DEFAULT_LANG].append(doc)
+    for lang, docs in split.items():
+        target = site / ("" if lang == DEFAULT_LANG else lang) / "search" / "search_index.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps({**index, "docs": docs}, ensure_ascii=False, separators=(",", ":")), "utf-8")

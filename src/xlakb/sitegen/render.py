@@ -1,0 +1,565 @@
+"""Markdown for the generated pages, one language at a time.  Pure functions: data in, text out.
+
+Record texts are Markdown written by contributors and are passed through; anything
+else that lands in raw HTML (measured details, commit subjects, regexes) is escaped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from functools import lru_cache
+from html import escape
+
+from ..errors import XlakbError
+from .data import SiteRecord, candidate_order, claim
+
+LANGS = ("en", "zh")
+
+UI = {
+    "en": {
+        "status": {"open": "Open", "fixed": "Fixed", "regressed": "Regressed",
+                   "workaround-only": "Workaround only", "wontfix": "Won't fix"},
+        "verdict": {"reproduced": "reproduced", "not-reproduced": "not reproduced",
+                    "untestable": "not testable", "error": "error"},
+        "component": "Component",
+        "record_id": "Record",
+        "symptoms": "Symptoms",
+        "signatures": "Error messages",
+        "signatures_intro": "The reproducer counts a run as the bug only when its output matches one of these patterns:",
+        "root_cause": "Root cause",
+        "workaround": "Workaround",
+        "environment": "Environment needed",
+        "env_th": ("Needs", "Value"),
+        "hardware": "Hardware upstream",
+        "hardware_names": {"cpu": "CPU", "tpu": "TPU", "gpu": "GPU", "tpu-multislice": "TPU multislice", "any": "any"},
+        "devices": "Virtual CPU devices (`CPU_NUM_DEVICES`)",
+        "env": "Environment variables",
+        "packages": "Extra packages",
+        "python": "Python",
+        "none": "none",
+        "reproducer": "Reproducer",
+        "fidelity": "Fidelity",
+        "fidelity_names": {"exact": "exact: runs the failing code path itself",
+                           "proxy": "proxy: checks the cause on CPU, not the full failure"},
+        "proxy_checks": "What the proxy checks",
+        "timeout": "Timeout",
+        "run_xlakb": "Run it with xlakb on an affected release and on a fixed one (xlakb builds a clean environment for each):",
+        "run_direct": "Or run it in an environment that already has torch_xla:",
+        "exit_codes": "Exit codes: `0` not reproduced, `1` reproduced (when the output matches an error message above), `125` cannot be tested there, anything else is an error.",
+        "source": "Source",
+        "versions": "Versions",
+        "claimed_affected": "Claimed affected",
+        "fixed_in": "Fixed in",
+        "nightly_fixed": "Fixed in nightly",
+        "notes": "Notes",
+        "matrix": "Affected versions, as measured",
+        "not_measured": "Not measured yet. Run `xlakb matrix {id}` to measure every release and commit `bisect/{id}/matrix.json`.",
+        "matrix_intro": "Each torch_xla release was tested by running the reproducer in a fresh environment ({runner} runner).",
+        "th_release": "torch_xla", "th_torch": "torch", "th_verdict": "Result", "th_claim": "Record claims",
+        "th_date": "Measured", "th_detail": "Detail",
+        "claim_affected": "affected", "claim_fixed": "fixed", "claim_none": "—",
+        "disagrees": "measured result disagrees with the claim",
+        "legend": "Legend",
+        "bisect": "Bisect results",
+        "not_bisected": "Not bisected yet. `xlakb bisect {id} --source releases` finds the first release that changed; `--source nightlies` and `--source commits` narrow it down.",
+        "source_names": {"releases": "releases", "nightlies": "nightly builds", "commits": "commits"},
+        "direction": {"introduced": "introduced", "fixed": "fixed"},
+        "bisect_head": "Bisecting {source}: where the bug was {direction}",
+        "last_old": "Last {label}", "first_new": "First {label}",
+        "range": "Range searched",
+        "candidates": "{n} candidates",
+        "exact": "The change is pinned to a single step.",
+        "inexact": "Not pinned to one step: {n} changes lie between the two ends.",
+        "between": "Changes in between",
+        "python_only": "Python only",
+        "confidence": "Confidence",
+        "confidence_names": {"high": "high", "medium": "medium", "low": "low"},
+        "probes": "Probes",
+        "command": "Re-run",
+        "measured_at": "Measured",
+        "upstream": "Upstream",
+        "issues": "Issues",
+        "fixed_by": "Fixed by",
+        "introduced_by": "Introduced by",
+        "related": "Related",
+        "links": "Links",
+        "contribute": "Add or correct a record",
+        "contribute_text": "Found another PyTorch/XLA bug, or a mistake here? See [how to add a record]({href}).",
+        "home_filter_status": "Status", "home_filter_component": "Component", "home_filter_tag": "Tag",
+        "home_all": "all", "home_shown": "records shown",
+        "home_th_record": "Record", "home_th_status": "Status", "home_th_component": "Component",
+        "home_th_tags": "Tags", "home_th_affected": "Affected (claimed)", "home_th_fixed": "Fixed in",
+        "home_th_measured": "Measured", "home_not_measured": "not yet",
+        "home_measured": "{n} releases",
+        "home_empty": "No records yet.",
+    },
+    "zh": {
+        "status": {"open": "未修复", "fixed": "已修复", "regressed": "已回归",
+                   "workaround-only": "仅有规避方法", "wontfix": "不予修复"},
+        "verdict": {"reproduced": "复现", "not-reproduced": "未复现",
+                    "untestable": "无法测试", "error": "出错"},
+        "component": "组件",
+        "record_id": "记录",
+        "symptoms": "症状",
+        "signatures": "错误信息",
+        "signatures_intro": "复现脚本只有在输出匹配下列模式之一时，才算复现了这个问题：",
+        "root_cause": "根本原因",
+        "workaround": "规避方法",
+        "environment": "所需环境",
+        "env_th": ("需要", "取值"),
+        "hardware": "上游出现问题的硬件",
+        "hardware_names": {"cpu": "CPU", "tpu": "TPU", "gpu": "GPU", "tpu-multislice": "TPU 多切片", "any": "任意"},
+        "devices": "虚拟 CPU 设备数（`CPU_NUM_DEVICES`）",
+        "env": "环境变量",
+        "packages": "额外的包",
+        "python": "Python",
+        "none": "无",
+        "reproducer": "复现脚本",
+        "fidelity": "保真度",
+        "fidelity_names": {"exact": "精确：直接运行出错的代码路径",
+                           "proxy": "代理：在 CPU 上检查成因，而不是完整的故障"},
+        "proxy_checks": "代理检查的内容",
+        "timeout": "超时",
+        "run_xlakb": "用 xlakb 在一个受影响的版本和一个已修复的版本上运行（xlakb 会为每个版本构建干净的环境）：",
+        "run_direct": "或者在已经装好 torch_xla 的环境里直接运行：",
+        "exit_codes": "退出码：`0` 未复现，`1` 复现（输出须匹配上面的错误信息），`125` 在该环境中无法测试，其他值表示出错。",
+        "source": "源代码",
+        "versions": "版本",
+        "claimed_affected": "声明受影响的版本",
+        "fixed_in": "修复版本",
+        "nightly_fixed": "修复的每日构建",
+        "notes": "说明",
+        "matrix": "受影响版本（实测）",
+        "not_measured": "尚未实测。运行 `xlakb matrix {id}` 测量每个发布版本，并提交 `bisect/{id}/matrix.json`。",
+        "matrix_intro": "每个 torch_xla 发布版本都在全新环境中运行了复现脚本（{runner} 运行器）。",
+        "th_release": "torch_xla", "th_torch": "torch", "th_verdict": "结果", "th_claim": "记录声明",
+        "th_date": "测量时间", "th_detail": "详情",
+        "claim_affected": "受影响", "claim_fixed": "已修复", "claim_none": "—",
+        "disagrees": "实测结果与声明不符",
+        "legend": "图例",
+        "bisect": "二分查找结果",
+        "not_bisected": "尚未二分查找。`xlakb bisect {id} --source releases` 找出第一个发生变化的发布版本；`--source nightlies` 和 `--source commits` 可以进一步缩小范围。",
+        "source_names": {"releases": "发布版本", "nightlies": "每日构建", "commits": "提交"},
+        "direction": {"introduced": "引入", "fixed": "修复"},
+        "bisect_head": "在{source}中二分查找：问题在哪里被{direction}",
+        "last_old": "最后一个“{label}”", "first_new": "第一个“{label}”",
+        "range": "查找范围",
+        "candidates": "{n} 个候选",
+        "exact": "变化已定位到单个步骤。",
+        "inexact": "未能定位到单个步骤：两端之间还有 {n} 个变更。",
+        "between": "两端之间的变更",
+        "python_only": "仅 Python",
+        "confidence": "可信度",
+        "confidence_names": {"high": "高", "medium": "中", "low": "低"},
+        "probes": "探测",
+        "command": "重新运行",
+        "measured_at": "测量时间",
+        "upstream": "上游",
+        "issues": "问题",
+        "fixed_by": "修复于",
+        "introduced_by": "引入于",
+        "related": "相关",
+        "links": "链接",
+        "contribute": "添加或更正记录",
+        "contribute_text": "发现了另一个 PyTorch/XLA 问题，或者这里有错误？请看[如何添加记录]({href})。",
+        "home_filter_status": "状态", "home_filter_component": "组件", "home_filter_tag": "标签",
+        "home_all": "全部", "home_shown": "条记录",
+        "home_th_record": "记录", "home_th_status": "状态", "home_th_component": "组件",
+        "home_th_tags": "标签", "home_th_affected": "受影响版本（声明）", "home_th_fixed": "修复版本",
+        "home_th_measured": "实测", "home_not_measured": "尚未实测",
+        "home_measured": "{n} 个版本",
+        "home_empty": "还没有记录。",
+    },
+}
+
+# Parts of a record page that are no text to search for are put in place of these markers
+# after Material's search has indexed the page: less to parse twice per page and language.
+SOURCE_MARKER = "<!-- xlakb:reproducer-source -->"
+MATRIX_MARKER = "<!-- xlakb:matrix-table -->"
+
+LABEL_WORDS = {"en": UI["en"]["verdict"], "zh": UI["zh"]["verdict"]}
+
+
+def _fence(text: str, lang: str = "", title: str | None = None) -> str:
+    """A fenced code block that survives backticks inside ``text``."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    head = fence + lang
+    if title:
+        head += f' title="{title}"'
+    return f"{head}\n{text.rstrip()}\n{fence}"
+
+
+def source_block(rec: SiteRecord) -> str:
+    """The reproducer's source as a fenced block (Markdown), titled with its path."""
+    return _fence(rec.source, "python", title=rec.data["reproducer"]["path"])
+
+
+def _code(text: str) -> str:
+    """Inline code in raw HTML."""
+    return f"<code>{escape(text)}</code>"
+
+
+def _md_code(text: str) -> str:
+    """Inline code in Markdown that survives backticks inside ``text``."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def _date(stamp: str | None) -> str:
+    return (stamp or "")[:10]
+
+
+def _a(url: str, text: str) -> str:
+    return f'<a href="{escape(url)}">{escape(text)}</a>'
+
+
+def _gh(repo: str, kind: str, number: int) -> str:
+    return f"https://github.com/{repo}/{kind}/{number}"
+
+
+def status_badge(status: str, lang: str) -> str:
+    label = UI[lang]["status"].get(status, status)
+    return f'<span class="xlakb-badge xlakb-status-{escape(status)}" data-status="{escape(status)}">{escape(label)}</span>'
+
+
+def verdict_cell(verdict: str, lang: str, extra: str = "") -> str:
+    label = UI[lang]["verdict"].get(verdict, verdict)
+    return (f'<td class="xlakb-verdict xlakb-verdict-{escape(verdict)}" data-verdict="{escape(verdict)}"{extra}>'
+            f"{escape(label)}</td>")
+
+
+def run_command(rec: SiteRecord) -> str:
+    env = rec.data["environment"]
+    parts = ["PJRT_DEVICE=CPU", f"CPU_NUM_DEVICES={env['devices']}"]
+    parts += [f"{k}={shlex.quote(v)}" for k, v in sorted(env.get("env", {}).items())]
+    return " ".join(parts) + f" python {rec.data['reproducer']['path']}"
+
+
+@lru_cache(maxsize=1)
+def _known_releases() -> tuple[str, ...]:
+    try:
+        from ..candidates.releases import all_releases
+
+        return tuple(sorted(all_releases(), key=candidate_order))
+    except (ImportError, OSError, XlakbError):  # optional here: the page shows <release> instead
+        return ()
+
+
+def example_release(rec: SiteRecord, verdict: str) -> str | None:
+    """A release for the how-to-run commands: the newest one measured with ``verdict``,
+    else the newest one the record claims affected (or the first claimed fixed)."""
+    matrix = rec.measured.matrix
+    if matrix:
+        found = [r["candidate"] for r in matrix["results"]
+                 if r["verdict"] == verdict and r.get("kind", "release") == "release"]
+        if found:
+            return found[-1]
+    want = verdict == "reproduced"
+    claimed = [v for v in _known_releases() if claim(rec.data, v) is want]
+    if not claimed:
+        return None
+    return claimed[-1] if want else claimed[0]
+
+
+def front_matter(meta: dict) -> str:
+    # JSON is YAML: every string is quoted, whatever it holds.
+    lines = ["---"] + [f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in meta.items()] + ["---", ""]
+    return "\n".join(lines)
+
+
+def plain(text: str) -> str:
+    """Markdown text as plain text for <title> and descriptions: code ticks and emphasis stars go."""
+    return re.sub(r"\s+", " ", re.sub(r"`+|\*\*?", "", text)).strip()
+
+
+def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
+    """The Markdown of one record page in ``lang``."""
+    t = UI[lang]
+    d = rec.data
+    rid = rec.id
+    repo = d["upstream"]["repo"]
+    out: list[str] = []
+    out.append(front_matter({
+        "title": plain(d["title"][lang]),
+        "description": plain(d["summary"][lang])[:300],
+        "tags": list(d["tags"]),
+    }))
+    out.append(f"# {d['title'][lang]}\n")
+    out.append(
+        f'<p class="xlakb-meta" data-record="{escape(rid)}">{status_badge(d["status"], lang)} '
+        f'<span class="xlakb-component">{escape(t["component"])}: {_code(d["component"])}</span> '
+        f'<span class="xlakb-id">{escape(t["record_id"])}: {_code(rid)}</span></p>\n'
+    )
+    out.append(d["summary"][lang].strip() + "\n")
+
+    out.append(f"## {t['symptoms']} {{ #symptoms }}\n")
+    out.extend(f"- {s.strip()}" for s in d["symptoms"][lang])
+    out.append("")
+
+    sigs = []
+    for pattern in list(d.get("signatures", [])) + list(d["reproducer"]["signatures"]):
+        if pattern not in sigs:
+            sigs.append(pattern)
+    out.append(f"## {t['signatures']} {{ #signatures }}\n")
+    out.append(t["signatures_intro"] + "\n")
+    out.extend(f"- {_md_code(p)}" for p in sigs)
+    out.append("")
+
+    out.append(f"## {t['root_cause']} {{ #root-cause }}\n")
+    out.append(d["root_cause"][lang].strip() + "\n")
+    out.append(f"## {t['workaround']} {{ #workaround }}\n")
+    out.append(d["workaround"][lang].strip() + "\n")
+
+    env = d["environment"]
+    out.append(f"## {t['environment']} {{ #environment }}\n")
+    rows = [
+        (t["hardware"], t["hardware_names"].get(env["hardware"], env["hardware"])),
+        (t["devices"], str(env["devices"])),
+        (t["env"], ", ".join(_md_code(f"{k}={v}") for k, v in sorted(env.get("env", {}).items())) or t["none"]),
+        (t["packages"], ", ".join(_md_code(p) for p in env.get("packages", [])) or t["none"]),
+    ]
+    if env.get("python"):
+        rows.append((t["python"], env["python"]))
+    out.append(f"| {t['env_th'][0]} | {t['env_th'][1]} |\n|---|---|")
+    out.extend(f"| {k} | {v.replace('|', '&#124;')} |" for k, v in rows)
+    out.append("")
+
+    repro = d["reproducer"]
+    out.append(f"## {t['reproducer']} {{ #reproducer }}\n")
+    out.append(f"- {t['fidelity']}: {t['fidelity_names'].get(repro['fidelity'], repro['fidelity'])}")
+    out.append(f"- {t['timeout']}: {repro['timeout']} s")
+    out.append("")
+    if repro.get("proxy_checks"):
+        out.append(f'!!! note "{t["proxy_checks"]}"\n')
+        out.extend("    " + line for line in repro["proxy_checks"][lang].strip().splitlines())
+        out.append("")
+    affected_example = example_release(rec, "reproduced") or "<release>"
+    fixed_example = example_release(rec, "not-reproduced")
+    cmds = [f"xlakb repro {rid} --torch-xla {affected_example}"]
+    if fixed_example:
+        cmds.append(f"xlakb repro {rid} --torch-xla {fixed_example}")
+    out.append(t["run_xlakb"] + "\n")
+    out.append(_fence("\n".join(cmds), "bash") + "\n")
+    out.append(t["run_direct"] + "\n")
+    out.append(_fence(run_command(rec), "bash") + "\n")
+    out.append(t["exit_codes"] + "\n")
+    # The source is long and not prose: it stays out of the search index. The hooks put
+    # it in place of SOURCE_MARKER after indexing (highlighted once for both languages).
+    out.append(f"### {t['source']} {{ #source data-search-exclude }}\n")
+    out.append(SOURCE_MARKER + "\n")
+
+    out.append(f"## {t['versions']} {{ #versions }}\n")
+    v = d["versions"]
+    out.append(f"- {t['claimed_affected']}: {_md_code(v['affected'])}")
+    if v.get("fixed_in"):
+        out.append(f"- {t['fixed_in']}: {_md_code(v['fixed_in'])}")
+    if v.get("nightly_fixed"):
+        out.append(f"- {t['nightly_fixed']}: {_md_code(str(v['nightly_fixed']))}")
+    out.append("")
+    if v.get("notes"):
+        out.append(v["notes"][lang].strip() + "\n")
+
+    out.append(f"## {t['matrix']} {{ #matrix }}\n")
+    out.append(matrix_intro(rec, lang) + "\n")
+    if rec.measured.matrix and rec.measured.matrix["results"]:
+        # The table is data, not prose: the hooks put it in after indexing (see SOURCE_MARKER).
+        out.append(MATRIX_MARKER + "\n")
+
+    out.append(f"## {t['bisect']} {{ #bisect }}\n")
+    if rec.measured.bisects:
+        for report in rec.measured.bisects:
+            out.append(bisect_html(report, repo, lang) + "\n")
+    else:
+        out.append(t["not_bisected"].format(id=rid) + "\n")
+
+    up = d["upstream"]
+    out.append(f"## {t['upstream']} {{ #upstream }}\n")
+    for key, kind in (("issues", "issues"), ("fixed_by", "pull"), ("introduced_by", "pull"), ("related", "issues")):
+        numbers = up.get(key) or []
+        if numbers:
+            links = ", ".join(f"[{repo}#{n}]({_gh(repo, kind, n)})" for n in numbers)
+            out.append(f"- {t[key]}: {links}")
+    for link in up.get("links", []):
+        out.append(f"- {t['links']}: <{link}>")
+    out.append("")
+
+    out.append(f"## {t['contribute']} {{ #contribute }}\n")
+    out.append(t["contribute_text"].format(href=contributing_href) + "\n")
+    return "\n".join(out)
+
+
+def matrix_intro(rec: SiteRecord, lang: str) -> str:
+    t = UI[lang]
+    matrix = rec.measured.matrix
+    if not matrix or not matrix["results"]:
+        return f'<p class="xlakb-not-measured">{_inline_md_code(t["not_measured"].format(id=escape(rec.id)))}</p>'
+    return f'<p>{escape(t["matrix_intro"].format(runner=str(matrix.get("runner", "?"))))}</p>'
+
+
+def matrix_table(rec: SiteRecord, lang: str) -> str:
+    """The affected-versions table as measured: one row per candidate, one verdict cell each."""
+    t = UI[lang]
+    matrix = rec.measured.matrix
+    if not matrix or not matrix["results"]:
+        return ""
+    rows = []
+    for r in matrix["results"]:
+        c = claim(rec.data, r.get("torch_xla") or r["candidate"]) if r.get("kind", "release") == "release" else None
+        claim_text = {True: t["claim_affected"], False: t["claim_fixed"], None: t["claim_none"]}[c]
+        disagree = (c is True and r["verdict"] == "not-reproduced") or (c is False and r["verdict"] == "reproduced")
+        mark = f' <span class="xlakb-disagree" title="{escape(t["disagrees"])}">⚠</span>' if disagree else ""
+        title = f' title="{escape(r.get("detail", ""))}"' if r.get("detail") else ""
+        # Lean markup: every record page in every language carries one.
+        rows.append(
+            f'<tr data-candidate="{escape(r["candidate"])}">\n'
+            f'<td>{escape(r["candidate"])}</td>\n'
+            f'<td>{escape(str(r.get("torch", "")))}</td>\n'
+            + verdict_cell(r["verdict"], lang, title)
+            + f"\n<td>{escape(claim_text)}{mark}</td>\n"
+            f'<td>{escape(_date(r.get("measured_at")))}</td>\n'
+            f'<td class="xlakb-detail">{escape(r.get("detail", ""))}</td>\n'
+            "</tr>"
+        )
+    legend = " ".join(
+        f'<span class="xlakb-verdict xlakb-verdict-{v}">{escape(t["verdict"][v])}</span>' for v in t["verdict"]
+    )
+    return (
+        f'<table class="xlakb-matrix" data-record="{escape(rec.id)}" data-search-exclude>\n'
+        f'<thead><tr><th>{t["th_release"]}</th><th>{t["th_torch"]}</th><th>{t["th_verdict"]}</th>'
+        f'<th>{escape(t["th_claim"])}</th><th>{escape(t["th_date"])}</th><th>{escape(t["th_detail"])}</th></tr></thead>'
+        f'<tbody>\n{chr(10).join(rows)}\n</tbody></table>\n'
+        f'<p class="xlakb-legend">{escape(t["legend"])}: {legend}</p>'
+    )
+
+
+def _inline_md_code(text: str) -> str:
+    """Turn `x` spans of an already escaped UI string into <code>."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+
+
+def _end_html(end: dict | None, repo: str, lang: str, which: str, label: str) -> str:
+    t = UI[lang]
+    if not end:
+        return ""
+    meta = end.get("meta") or {}
+    bits = [_code(str(end.get("label", "?")))]
+    sha = meta.get("sha")
+    if sha:
+        bits.append(_a(meta.get("url") or f"https://github.com/{repo}/commit/{sha}", sha[:12]))
+    if meta.get("pr"):
+        bits.append(_a(meta.get("pr_url") or _gh(repo, "pull", meta["pr"]), f"#{meta['pr']}"))
+    if meta.get("date"):
+        bits.append(escape(str(meta["date"])[:10]))
+    word = LABEL_WORDS[lang].get(label, label)
+    head = t[which].format(label=word)
+    return f"<li>{escape(head)}: {' '.join(bits)}</li>"
+
+
+def bisect_html(report: dict, repo: str, lang: str) -> str:
+    t = UI[lang]
+    source = report.get("source", "?")
+    direction = report.get("direction", "?")
+    head = t["bisect_head"].format(source=t["source_names"].get(source, source),
+                                   direction=t["direction"].get(direction, direction))
+    items = []
+    rng = report.get("range") or {}
+    if rng:
+        items.append(f"<li>{escape(t['range'])}: {_code(str(rng.get('first', '?')))} … {_code(str(rng.get('last', '?')))}"
+                     f" ({escape(t['candidates'].format(n=rng.get('count', '?')))})</li>")
+    items.append(_end_html(report.get("last_old"), repo, lang, "last_old", report.get("old_label", "not-reproduced")))
+    items.append(_end_html(report.get("first_new"), repo, lang, "first_new", report.get("new_label", "reproduced")))
+    conf = report.get("confidence")
+    if conf:
+        reasons = "; ".join(escape(str(x)) for x in report.get("confidence_reasons", []))
+        items.append(f"<li>{escape(t['confidence'])}: <strong>{escape(t['confidence_names'].get(conf, conf))}</strong>"
+                     + (f" ({reasons})" if reasons else "") + "</li>")
+    probes = report.get("probes") or []
+    if probes:
+        cells = "\n".join(
+            f'<span class="xlakb-cell xlakb-verdict-{escape(str(p.get("verdict")))}" '
+            f'title="{escape(str(p.get("verdict")))}">{escape(str(p.get("candidate")))}</span>'
+            for p in probes
+        )
+        items.append(f'<li>{escape(t["probes"])} ({len(probes)}): <span class="xlakb-strip" data-search-exclude>{cells}</span></li>')
+    if report.get("measured_at"):
+        items.append(f"<li>{escape(t['measured_at'])}: {escape(_date(report['measured_at']))}</li>")
+    if report.get("command"):
+        items.append(f"<li>{escape(t['command'])}: {_code(report['command'])}</li>")
+    between = report.get("between") or []
+    parts = [f'<div class="xlakb-bisect" data-source="{escape(source)}">',
+             f"<h3>{escape(head)}</h3>", "<ul>\n" + "\n".join(i for i in items if i) + "\n</ul>"]
+    if report.get("exact"):
+        parts.append(f"<p>{escape(t['exact'])}</p>")
+    elif between:
+        parts.append(f"<p>{escape(t['inexact'].format(n=len(between)))}</p>")
+    if between:
+        rows = []
+        for c in between:
+            sha = str(c.get("sha", ""))
+            link = _a(c.get("url") or f"https://github.com/{repo}/commit/{sha}", sha[:12]) if sha else ""
+            pr = _a(c.get("pr_url") or _gh(repo, "pull", c["pr"]), f"#{c['pr']}") if c.get("pr") else ""
+            py = "✓" if c.get("python_only") else ""
+            rows.append(f"<tr>\n<td>{link}</td>\n<td>{pr}</td>\n<td>{escape(str(c.get('subject', '')))}</td>\n<td>{py}</td>\n</tr>")
+        parts.append(
+            f'<table class="xlakb-between"><caption>{escape(t["between"])}</caption>'
+            f'<thead><tr><th>commit</th><th>PR</th><th></th><th>{escape(t["python_only"])}</th></tr></thead>'
+            f'<tbody>\n{chr(10).join(rows)}\n</tbody></table>'
+        )
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def records_table(records: list[SiteRecord], lang: str, href) -> str:
+    """The home page table, filterable by status, component and tag (site/assets/javascripts/xlakb.js)."""
+    t = UI[lang]
+    if not records:
+        return f"<p>{escape(t['home_empty'])}</p>"
+    statuses = [s for s in t["status"] if any(r.data["status"] == s for r in records)]
+    components = sorted({r.data["component"] for r in records})
+    tags = sorted({tag for r in records for tag in r.data["tags"]})
+
+    def select(name: str, label: str, options: list[tuple[str, str]]) -> str:
+        opts = f'<option value="">{escape(t["home_all"])}</option>' + "".join(
+            f'<option value="{escape(v)}">{escape(text)}</option>' for v, text in options)
+        return (f'<label>{escape(label)} <select class="xlakb-filter" data-filter="{name}" '
+                f'name="{name}">{opts}</select></label>')
+
+    filters = (
+        '<form class="xlakb-filters" onsubmit="return false">'
+        + select("status", t["home_filter_status"], [(s, t["status"][s]) for s in statuses])
+        + select("component", t["home_filter_component"], [(c, c) for c in components])
+        + select("tag", t["home_filter_tag"], [(g, g) for g in tags])
+        + f' <span class="xlakb-count"><span class="xlakb-count-n">{len(records)}</span> {escape(t["home_shown"])}</span>'
+        + "</form>"
+    )
+    rows = []
+    for r in records:
+        d = r.data
+        m = r.measured.matrix
+        if m and m["results"]:
+            dates = sorted(x.get("measured_at", "") for x in m["results"])
+            measured = escape(t["home_measured"].format(n=len(m["results"])) + (f", {_date(dates[-1])}" if dates[-1] else ""))
+        else:
+            measured = escape(t["home_not_measured"])
+        tag_html = " ".join(f'<span class="xlakb-tag">{escape(g)}</span>' for g in d["tags"])
+        rows.append(
+            f'<tr data-id="{escape(r.id)}" data-status="{escape(d["status"])}" '
+            f'data-component="{escape(d["component"])}" data-tags=" {escape(" ".join(d["tags"]))} ">'
+            f'<td><a href="{escape(href(r.id))}">{escape(d["title"][lang])}</a><br>{_code(r.id)}</td>'
+            f"<td>{status_badge(d['status'], lang)}</td>"
+            f"<td>{_code(d['component'])}</td>"
+            f"<td>{tag_html}</td>"
+            f"<td>{_code(d['versions']['affected'])}</td>"
+            f"<td>{escape(d['versions'].get('fixed_in') or '—')}</td>"
+            f"<td>{measured}</td></tr>"
+        )
+    head = "".join(f"<th>{escape(t[k])}</th>" for k in (
+        "home_th_record", "home_th_status", "home_th_component", "home_th_tags",
+        "home_th_affected", "home_th_fixed", "home_th_measured"))
+    return (filters + "\n"
+            + f'<table class="xlakb-records"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')

@@ -1,0 +1,106 @@
+"""Helpers of the site tests (not fixtures; those are in conftest.py)."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--window-size=1280,1000")
+
+# The records the project started from; stand-ins are generated for those not written yet.
+SCALAR = "fsdpv2-scalar-param-unhashable-list"
+HAS_SHARDING = "fsdpv2-nofunc-has-sharding"
+DTENSOR = "dtensor-parallelize-module-functional-assert"
+MULTISLICE = "multislice-megascale-double-discovery"
+UNMEASURED = "synthetic-unmeasured-record"
+BISECTED = "synthetic-bisected-record"
+
+
+def record_ids(root: Path) -> list[str]:
+    return sorted(p.stem for p in (root / "issues").glob("*.yaml"))
+
+
+def measured_ids(root: Path) -> list[str]:
+    """Records with a matrix.json: real measured data, and the generated fixtures."""
+    return sorted(p.parent.name for p in (root / "bisect").glob("*/matrix.json"))
+
+
+def bisected_ids(root: Path) -> list[str]:
+    return sorted({p.parent.name for p in (root / "bisect").glob("*/bisect-*.json")})
+
+
+def load(root: Path, rid: str) -> dict:
+    return yaml.safe_load((root / "issues" / f"{rid}.yaml").read_text("utf-8"))
+
+
+def shown_title(title: str) -> str:
+    """A record title as the page shows it: Markdown code ticks rendered away."""
+    return title.replace("`", "")
+
+
+def h1_text(page: str) -> str:
+    """The text of the page's <h1>, tags and the permalink removed."""
+    inner = re.search(r"<h1[^>]*>(.*?)</h1>", page, re.S).group(1)
+    inner = re.sub(r'<a class="headerlink".*?</a>', "", inner, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", inner)).strip()
+
+
+def tokens(index: dict, text: str) -> list[str]:
+    """Split ``text`` of the index the way Material's search does (tags out, separator, lower case)."""
+    sep = re.compile(index["config"]["separator"])
+    plain = re.sub(r"<[^>]+>", " ", text)
+    return [t.lower() for t in sep.split(plain) if t and t.strip()]
+
+
+def page_tokens(index: dict) -> dict[str, set[str]]:
+    """Page location (without #anchor) -> every token of its title and text."""
+    out: dict[str, set[str]] = {}
+    for doc in index["docs"]:
+        page = doc["location"].split("#")[0]
+        out.setdefault(page, set()).update(tokens(index, doc["title"]) + tokens(index, doc["text"]))
+    return out
+
+
+def distinctive_word(index: dict, target_page: str, candidates: list[str]) -> str:
+    """Of ``candidates`` (words of the target's title), the one fewest other pages have a word
+    starting with (Material searches ``word*``); longer words win ties."""
+    pages = page_tokens(index)
+    vocabulary = set().union(*pages.values())
+
+    def score(word: str) -> tuple:
+        others = sum(1 for page, toks in pages.items()
+                     if page != target_page and any(t.startswith(word) for t in toks))
+        # Material splits a Chinese query greedily on words of the index; a word one of whose
+        # proper prefixes is itself a word of the index is searched as that prefix only.
+        shadowed = any(word[:i] in vocabulary for i in range(1, len(word)))
+        return (others, shadowed, -len(word))
+
+    found = [w for w in candidates if w in pages.get(target_page, set())]
+    assert found, f"none of {candidates} is a word of {target_page} in the index"
+    return min(found, key=score)
+
+
+def english_query(indexes: dict, root: Path, rid: str) -> str:
+    index = indexes["en"]
+    words = [w for w in tokens(index, html.escape(load(root, rid)["title"]["en"], quote=False))
+             if len(w) >= 4 and not w.isdigit()]
+    return distinctive_word(index, f"records/{rid}/", words)
+
+
+def chinese_query(indexes: dict, root: Path, rid: str) -> str:
+    import jieba
+
+    index = indexes["zh"]
+    han = re.compile(r"^[\u4e00-\u9fff]{2,}$")
+    words = [w for w in jieba.lcut(load(root, rid)["title"]["zh"]) if han.match(w)]
+    return distinctive_word(index, f"records/{rid}/", words)
+
+

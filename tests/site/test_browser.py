@@ -1,0 +1,147 @@
+"""The built site in headless Chromium: searches land on the right record, in the reader's
+language; the language switch keeps the record; the matrix and the home filters work."""
+
+from __future__ import annotations
+
+import json
+import time
+from urllib.parse import urlsplit
+
+import pytest
+
+from sitetest import (BISECTED, DTENSOR, HAS_SHARDING, MULTISLICE, SCALAR, chinese_query, english_query, load,
+                      measured_ids, record_ids, shown_title)
+
+pytestmark = pytest.mark.browser
+
+RESULT_LINKS = ".md-search-result__list > .md-search-result__item > a.md-search-result__link"
+
+
+def wait(driver, condition, timeout: float = 20):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout).until(condition)
+
+
+def search(driver, url: str, query: str) -> list[str]:
+    """Type ``query`` into Material's search box on ``url``; the paths of the results, best first."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.common.by import By
+
+    driver.get(url)
+    box = driver.find_element(By.CSS_SELECTOR, "input.md-search__input")
+    box.click()
+    box.send_keys(query)
+    try:  # the worker loads the index, then answers: wait for results, then for them to settle
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, RESULT_LINKS))
+    except TimeoutException:
+        return []
+    previous: list[str] = []
+    for _ in range(40):
+        current = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, RESULT_LINKS)]
+        if current and current == previous:
+            break
+        previous = current
+        time.sleep(0.25)
+    return [urlsplit(h).path for h in previous]
+
+
+@pytest.mark.parametrize("rid", [DTENSOR, MULTISLICE])
+def test_english_query_lands_on_the_record(browser, server, layout, indexes, rid):
+    query = english_query(indexes, layout, rid)
+    results = search(browser, server, query)
+    assert results and results[0] == f"/records/{rid}/", (query, results[:3])
+
+
+@pytest.mark.parametrize("rid", [SCALAR, DTENSOR])
+def test_chinese_query_on_chinese_pages_finds_the_chinese_record_first(browser, server, layout, indexes, rid):
+    query = chinese_query(indexes, layout, rid)
+    results = search(browser, server + "zh/", query)
+    assert results and results[0] == f"/zh/records/{rid}/", (query, results[:3])
+    assert all(r.startswith("/zh/") for r in results)
+
+
+@pytest.mark.parametrize("query, rid", [("unhashable type: 'list'", SCALAR), ("has_sharding", HAS_SHARDING)])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_pasted_error_string_lands_on_the_record(browser, server, query, rid, lang):
+    prefix = "" if lang == "en" else "zh/"
+    results = search(browser, server + prefix, query)
+    assert results and results[0] == f"/{prefix}records/{rid}/", results[:3]
+
+
+def test_language_switch_keeps_the_record(browser, server, layout):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    data = load(layout, HAS_SHARDING)
+    browser.get(f"{server}records/{HAS_SHARDING}/")
+    assert browser.find_element(By.CSS_SELECTOR, "article h1").text == shown_title(data["title"]["en"])
+    for lang, path, title in (("zh", f"/zh/records/{HAS_SHARDING}/", shown_title(data["title"]["zh"])),
+                              ("en", f"/records/{HAS_SHARDING}/", shown_title(data["title"]["en"]))):
+        button = browser.find_element(By.CSS_SELECTOR, ".md-header__option .md-select button")
+        ActionChains(browser).move_to_element(button).perform()
+        link = browser.find_element(By.CSS_SELECTOR, f"a.md-select__link[hreflang='{lang}']")
+        wait(browser, lambda d: link.is_displayed())
+        link.click()
+        wait(browser, lambda d: urlsplit(d.current_url).path == path)
+        assert browser.find_element(By.CSS_SELECTOR, "article h1").text == title
+        assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == lang
+
+
+def test_matrix_renders_with_a_cell_per_release(browser, server, layout):
+    from selenium.webdriver.common.by import By
+
+    ids = measured_ids(layout)
+    real = [rid for rid in ids if not rid.startswith("synthetic-")]
+    for rid in real[:3] + [BISECTED]:
+        matrix = json.loads((layout / "bisect" / rid / "matrix.json").read_text("utf-8"))
+        for prefix in ("", "zh/"):
+            browser.get(f"{server}{prefix}records/{rid}/")
+            table = browser.find_element(By.CSS_SELECTOR, "table.xlakb-matrix")
+            assert table.is_displayed()
+            rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
+            assert len(rows) == len(matrix["results"])
+            colours = set()
+            for row, result in zip(rows, matrix["results"]):
+                assert row.get_attribute("data-candidate") == result["candidate"]
+                cell = row.find_element(By.CSS_SELECTOR, "td.xlakb-verdict")
+                assert cell.get_attribute("data-verdict") == result["verdict"]
+                assert cell.text.strip() and cell.size["width"] > 0 and cell.size["height"] > 0
+                assert result["measured_at"][:10] in row.text
+                colours.add((result["verdict"], cell.value_of_css_property("background-color")))
+            # each verdict gets its own colour from the stylesheet
+            assert len({c for _, c in colours}) == len({v for v, _ in colours})
+            assert all(c not in ("rgba(0, 0, 0, 0)", "transparent") for _, c in colours)
+
+
+def test_home_table_filters_by_status_tag_and_component(browser, server, layout):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(server)
+    ids = record_ids(layout)
+    rows = browser.find_elements(By.CSS_SELECTOR, "table.xlakb-records tbody tr")
+    assert len(rows) == len(ids)
+    records = {rid: load(layout, rid) for rid in ids}
+
+    def visible() -> set[str]:
+        return {r.get_attribute("data-id") for r in rows if r.is_displayed()}
+
+    target = records[SCALAR]
+    for name, value, keep in (
+        ("status", target["status"], lambda d: d["status"] == target["status"]),
+        ("component", target["component"], lambda d: d["component"] == target["component"]),
+        ("tag", target["tags"][0], lambda d: target["tags"][0] in d["tags"]),
+    ):
+        select = Select(browser.find_element(By.CSS_SELECTOR, f"select[data-filter='{name}']"))
+        select.select_by_value(value)
+        expected = {rid for rid, d in records.items() if keep(d)}
+        assert visible() == expected
+        assert browser.find_element(By.CSS_SELECTOR, ".xlakb-count-n").text == str(len(expected))
+        assert f"{name}={value}" in browser.current_url
+        select.select_by_value("")
+    assert visible() == set(ids)
+    # a filtered view can be linked to
+    browser.get(f"{server}zh/?status={target['status']}")
+    rows = browser.find_elements(By.CSS_SELECTOR, "table.xlakb-records tbody tr")
+    assert visible() == {rid for rid, d in records.items() if d["status"] == target["status"]}

@@ -1,0 +1,321 @@
+"""The site builds strictly from the records, in both languages, with a search index that
+splits Chinese words and error messages the way readers type them."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sitetest import (BISECTED, DTENSOR, HAS_SHARDING, MULTISLICE, REPO, SCALAR, UNMEASURED, bisected_ids, h1_text,
+                      load, measured_ids, page_tokens, record_ids, shown_title)
+from xlakb.errors import XlakbError
+from xlakb.sitegen import synthetic
+from xlakb.sitegen.build import build_site
+
+
+def read(path: Path) -> str:
+    return path.read_text("utf-8")
+
+
+def test_every_record_has_a_page_in_both_languages(layout, built):
+    ids = record_ids(layout)
+    assert len(ids) >= 17  # 12 generated + 4 first records + the unmeasured one
+    for rid in ids:
+        data = load(layout, rid)
+        en = read(built / "records" / rid / "index.html")
+        zh = read(built / "zh" / "records" / rid / "index.html")
+        assert h1_text(en) == shown_title(data["title"]["en"])
+        assert h1_text(zh) == shown_title(data["title"]["zh"])
+        assert '<html lang="en"' in en and '<html lang="zh"' in zh
+        for page in (en, zh):
+            # summary, the reproducer's highlighted source, upstream links, the how-to-add link
+            assert 'id="symptoms"' in page and 'id="root-cause"' in page and 'id="workaround"' in page
+            assert 'class="highlight"' in page and data["reproducer"]["path"] in page
+            assert f'https://github.com/pytorch/xla/issues/{data["upstream"]["issues"][0]}' in page
+            assert 'href="../../contributing/"' in page
+            assert f'data-status="{data["status"]}"' in page
+
+
+def test_pages_follow_the_record_text(layout, built):
+    data = load(layout, HAS_SHARDING)
+    en = read(built / "records" / HAS_SHARDING / "index.html")
+    zh = read(built / "zh" / "records" / HAS_SHARDING / "index.html")
+    for symptom in data["symptoms"]["zh"]:
+        assert html.escape(symptom.split("`")[0][:8], quote=False) in zh
+    for key, value in data["environment"].get("env", {}).items():
+        assert f"{key}={value}" in en
+        assert f"{key}={value}" in zh  # the run command names the record's environment
+
+
+def test_run_commands_name_an_affected_and_a_fixed_release(layout, built):
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    checked = 0
+    for rid in record_ids(layout):
+        data = load(layout, rid)
+        matrix_path = layout / "bisect" / rid / "matrix.json"
+        verdicts = {r["candidate"]: r["verdict"] for r in json.loads(read(matrix_path))["results"]} \
+            if matrix_path.is_file() else {}
+        page = html.unescape(read(built / "records" / rid / "index.html"))
+        releases = re.findall(rf"xlakb repro {re.escape(rid)} --torch-xla ([0-9][0-9.]*)", re.sub(r"<[^>]+>", "", page))
+        assert releases, rid
+        affected = releases[0]
+        # a measured release when there is one, else one the record claims
+        assert verdicts.get(affected) == "reproduced" or ("reproduced" not in verdicts.values() and Version(
+            affected) in SpecifierSet(data["versions"]["affected"])), (rid, affected)
+        if len(releases) > 1:
+            fixed = releases[1]
+            assert verdicts.get(fixed) == "not-reproduced" or ("not-reproduced" not in verdicts.values() and Version(
+                fixed) >= Version(data["versions"]["fixed_in"])), (rid, fixed)
+        checked += 1
+    assert checked == len(record_ids(layout))
+
+
+def test_proxy_reproducers_say_what_they_check(layout, built):
+    proxies = [rid for rid in record_ids(layout) if load(layout, rid)["reproducer"]["fidelity"] == "proxy"]
+    assert proxies
+    for rid in proxies:
+        checks = load(layout, rid)["reproducer"]["proxy_checks"]
+        for lang, prefix in (("en", ""), ("zh", "zh/")):
+            page = read(built / prefix / "records" / rid / "index.html")
+            assert 'class="admonition note"' in page
+            assert html.escape(checks[lang].split(":")[0].split("：")[0], quote=False) in page
+
+
+def test_matrix_renders_one_cell_per_release_with_date(layout, built):
+    labels = {"reproduced": "复现", "not-reproduced": "未复现", "untestable": "无法测试", "error": "出错"}
+    ids = measured_ids(layout)
+    assert BISECTED in ids
+    for rid in ids:
+        matrix = json.loads(read(layout / "bisect" / rid / "matrix.json"))
+        for prefix in ("", "zh/"):
+            page = read(built / prefix / "records" / rid / "index.html")
+            table = re.search(r'<table class="xlakb-matrix".*?</table>', page, re.S).group(0)
+            rows = re.findall(r'<tr data-candidate="([^"]+)">(.*?)</tr>', table, re.S)
+            assert [c for c, _ in rows] == [r["candidate"] for r in matrix["results"]]
+            for (candidate, row), result in zip(rows, matrix["results"]):
+                assert f'data-verdict="{result["verdict"]}"' in row
+                assert result["measured_at"][:10] in row
+                if prefix:
+                    assert labels[result["verdict"]] in row
+
+
+def test_unmeasured_record_says_so(built):
+    assert "Not measured yet" in read(built / "records" / UNMEASURED / "index.html")
+    assert "尚未实测" in read(built / "zh" / "records" / UNMEASURED / "index.html")
+    assert "Not bisected yet" in read(built / "records" / UNMEASURED / "index.html")
+
+
+def test_bisect_results_link_commits_and_prs(layout, built):
+    ids = bisected_ids(layout)
+    assert BISECTED in ids
+    for rid in ids:
+        repo = load(layout, rid)["upstream"]["repo"]
+        page = read(built / "records" / rid / "index.html")
+        for path in sorted((layout / "bisect" / rid).glob("bisect-*.json")):
+            report = json.loads(read(path))
+            for end in ("last_old", "first_new"):
+                meta = (report.get(end) or {}).get("meta") or {}
+                if meta.get("sha"):
+                    url = meta.get("url") or f"https://github.com/{repo}/commit/{meta['sha']}"
+                    assert f'href="{html.escape(url)}"' in page
+                if meta.get("pr"):
+                    url = meta.get("pr_url") or f"https://github.com/{repo}/pull/{meta['pr']}"
+                    assert f'href="{html.escape(url)}">#{meta["pr"]}</a>' in page
+            for commit in report.get("between", []):
+                assert html.escape(commit["subject"], quote=False) in page
+            assert html.escape(report["command"], quote=False) in page
+
+
+def test_language_switcher_points_at_the_same_record(layout, built):
+    for rid in (SCALAR, DTENSOR):
+        en = read(built / "records" / rid / "index.html")
+        zh = read(built / "zh" / "records" / rid / "index.html")
+        assert f'href="../../zh/records/{rid}/" hreflang="zh"' in en
+        assert f'href="../../../records/{rid}/" hreflang="en"' in zh
+
+
+def test_home_page_lists_every_record_with_filters(layout, built):
+    ids = record_ids(layout)
+    for lang, path in (("en", built / "index.html"), ("zh", built / "zh" / "index.html")):
+        page = read(path)
+        rows = re.findall(r'<tr data-id="([^"]+)" data-status="([^"]+)" data-component="([^"]+)" data-tags=" ([^"]*) ">'
+                          r'<td><a href="([^"]+)">', page)
+        assert sorted(r[0] for r in rows) == ids
+        for rid, status, component, tags, href in rows:
+            data = load(layout, rid)
+            assert (status, component, tags.split()) == (data["status"], data["component"], data["tags"])
+            assert href == f"records/{rid}/"
+        for name in ("status", "component", "tag"):
+            assert f'data-filter="{name}"' in page
+        assert str(len(ids)) in page
+    assert (built / "assets" / "javascripts" / "xlakb.js").is_file()
+
+
+def test_tags_pages_list_records(layout, built):
+    page = read(built / "tags" / "index.html")
+    zh = read(built / "zh" / "tags" / "index.html")
+    for tag in load(layout, SCALAR)["tags"]:
+        assert f'id="tag:{tag}"' in page and f'id="tag:{tag}"' in zh
+    assert f"../records/{SCALAR}/" in page and f"../records/{SCALAR}/" in zh
+
+
+def test_search_index_per_language(indexes, layout):
+    ids = record_ids(layout)
+    en_pages, zh_pages = page_tokens(indexes["en"]), page_tokens(indexes["zh"])
+    for rid in ids:
+        assert f"records/{rid}/" in en_pages and f"records/{rid}/" in zh_pages
+    han = re.compile(r"[\u4e00-\u9fff]")
+    for doc in indexes["en"]["docs"]:
+        assert not doc["location"].startswith("zh/")
+        if doc["location"].startswith("records/"):
+            assert not han.search(doc["title"] + doc["text"]), doc["location"]
+    for rid in ids:
+        doc = next(d for d in indexes["zh"]["docs"] if d["location"] == f"records/{rid}/")
+        assert han.search(doc["title"]), rid  # the Chinese page, not an English fallback
+
+
+def test_chinese_text_is_split_by_jieba_and_the_separator(indexes, layout):
+    import jieba
+
+    index = indexes["zh"]
+    assert "\\u200b" in index["config"]["separator"]
+    assert index["config"]["lang"] == ["en", "zh"]
+    pages = page_tokens(index)
+    for rid in record_ids(layout):
+        title = load(layout, rid)["title"]["zh"]
+        doc = next(d for d in index["docs"] if d["location"] == f"records/{rid}/")
+        assert "\u200b" in doc["title"]  # jieba's zero-width spaces are in the index
+        for run in re.findall(r"[\u4e00-\u9fff]+", title):
+            words = jieba.lcut(run)
+            assert all(w in pages[f"records/{rid}/"] for w in words), (rid, words)
+        # the user dictionary keeps PyTorch/XLA terms whole (jieba alone cuts 复现|脚本, 规避|方法)
+        assert {"复现脚本", "规避方法"} <= pages[f"records/{rid}/"]
+
+
+def test_error_strings_are_words_of_the_right_record(indexes):
+    for lang in ("en", "zh"):
+        pages = page_tokens(indexes[lang])
+        assert {"unhashable", "type", "list"} <= pages[f"records/{SCALAR}/"]
+        assert "has_sharding" in pages[f"records/{HAS_SHARDING}/"]
+        assert [p for p, toks in pages.items() if "unhashable" in toks] == [f"records/{SCALAR}/"]
+        assert [p for p, toks in pages.items() if "has_sharding" in toks] == [f"records/{HAS_SHARDING}/"]
+
+
+def test_reproducer_source_and_home_table_stay_out_of_the_index(indexes, layout):
+    for lang in ("en", "zh"):
+        texts = " ".join(d["text"] for d in indexes[lang]["docs"])
+        assert "UNTESTABLE, ERROR = 0, 1, 125, 2" not in texts and "if __name__" not in texts
+        home = " ".join(d["text"] for d in indexes[lang]["docs"] if d["location"].split("#")[0] == "")
+        assert load(layout, MULTISLICE)["title"][lang][:20] not in home
+
+
+def test_generated_pages_are_not_written_to_the_sources(layout, built):
+    assert not (layout / "site" / "records").exists()
+    assert not (REPO / "site" / "records").exists()
+    assert not list(REPO.glob("site/**/*.py")) and not list(REPO.glob("bisect/**/*.py"))
+
+
+def test_real_repository_builds_strictly_with_mkdocs(tmp_path):
+    """`mkdocs build --strict` on the checkout itself (whatever records it has now), output in tmp."""
+    out = tmp_path / "out"
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(REPO / "mkdocs.yml"),
+                           "-d", str(out)], capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for rid in record_ids(REPO):
+        assert (out / "records" / rid / "index.html").is_file()
+        assert (out / "zh" / "records" / rid / "index.html").is_file()
+    assert (out / "index.html").is_file() and (out / "zh" / "index.html").is_file()
+    assert (out / "contributing" / "index.html").is_file() and (out / "zh" / "contributing" / "index.html").is_file()
+    assert not (REPO / "site" / "records").exists()
+
+
+def small_layout(tmp_path: Path) -> Path:
+    root = synthetic.make_layout(tmp_path / "kb", REPO)
+    for folder in ("issues", "reproducers", "bisect"):  # only what the test writes
+        for path in sorted((root / folder).iterdir()):
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+    synthetic.populate(root, 2, seed=3, stand_ins=False)
+    return root
+
+
+def test_strict_build_fails_on_a_broken_link_in_a_record(tmp_path):
+    root = small_layout(tmp_path)
+    rid = record_ids(root)[0]
+    path = root / "issues" / f"{rid}.yaml"
+    path.write_text(read(path).replace("summary:\n  en: ", "summary:\n  en: See [the notes](missing-page.md). "), "utf-8")
+    assert "missing-page.md" in read(path)
+    with pytest.raises(XlakbError, match="missing-page.md|strict"):
+        build_site(root, tmp_path / "out")
+    out = build_site(root, tmp_path / "out2", strict=False)  # without --strict it is only a warning
+    assert (out / "records" / rid / "index.html").is_file()
+
+
+def test_malformed_measured_file_is_named(tmp_path):
+    root = small_layout(tmp_path)
+    rid = record_ids(root)[0]
+    matrix = root / "bisect" / rid / "matrix.json"
+    data = json.loads(read(matrix))
+    data["results"][3]["verdict"] = "maybe"
+    matrix.write_text(json.dumps(data), "utf-8")
+    with pytest.raises(XlakbError, match=r"matrix\.json: results\[3\]\.verdict: 'maybe'"):
+        build_site(root, tmp_path / "out")
+
+
+def test_invalid_record_is_named(tmp_path):
+    root = small_layout(tmp_path)
+    rid = record_ids(root)[0]
+    path = root / "issues" / f"{rid}.yaml"
+    path.write_text(read(path).replace("status: ", "status: maybe-", 1), "utf-8")
+    with pytest.raises(XlakbError, match=rf"{rid}\.yaml.*status"):
+        build_site(root, tmp_path / "out")
+
+
+def test_output_may_not_be_the_page_sources(tmp_path):
+    root = small_layout(tmp_path)
+    with pytest.raises(XlakbError, match="page source"):
+        build_site(root, root / "site")
+    with pytest.raises(XlakbError, match="no mkdocs.yml"):
+        build_site(tmp_path / "nowhere", tmp_path / "out")
+
+
+def test_serve_site_serves_the_record_pages(layout, tmp_path):
+    """`xlakb site serve` (serve_site) answers on 127.0.0.1 with the generated pages."""
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    code = ("import sys; from pathlib import Path; from xlakb.sitegen.build import serve_site; "
+            f"serve_site(Path({str(layout)!r}), port={port})")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        page = None
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/zh/records/{SCALAR}/", timeout=5) as resp:
+                    page = resp.read().decode("utf-8")
+                break
+            except OSError:
+                time.sleep(1)
+        assert page is not None, proc.stdout.read().decode() if proc.poll() is not None else "no answer"
+        assert h1_text(page) == shown_title(load(layout, SCALAR)["title"]["zh"])
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
