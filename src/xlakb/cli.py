@@ -135,7 +135,7 @@ def cmd_show(args) -> int:
         cells = ", ".join(f"{r['candidate']}={r['verdict']}" for r in matrix["results"])
         print(f"{label('Measured', '实测')}: {cells}")
     up = rec.data["upstream"]
-    links = [rec.upstream_url(n) for n in up.get("issues", []) + up.get("fixed_by", [])]
+    links = [rec.upstream_url(n) for n in up.get("issues", [])] + [rec.upstream_url(n, "pull") for n in up.get("fixed_by", [])]
     if links:
         print(f"\n{label('Upstream', '上游')}: " + " ".join(links))
     env = " ".join(f"{k}={v}" for k, v in rec.env_vars.items())

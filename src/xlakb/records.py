@@ -140,8 +140,9 @@ class Record:
             return False
         return None
 
-    def upstream_url(self, number: int) -> str:
-        return f"https://github.com/{self.data['upstream']['repo']}/issues/{number}"
+    def upstream_url(self, number: int, kind: str = "issues") -> str:
+        """Link to an upstream issue (``kind="issues"``) or pull request (``kind="pull"``)."""
+        return f"https://github.com/{self.data['upstream']['repo']}/{kind}/{number}"
 
 
 @lru_cache(maxsize=1)
