@@ -415,6 +415,14 @@ def cmd_env(args) -> int:
     return 0
 
 
+def cmd_gc(args) -> int:
+    from .envs.docker import gc
+
+    counts = gc(base=args.all)
+    print(", ".join(f"{n} {what}" for what, n in counts.items()) + " removed")
+    return 0
+
+
 def cmd_site(args) -> int:
     from .sitegen.build import build_site, serve_site
 
@@ -495,6 +503,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("env", help="cached environments")
     sp.add_argument("action", choices=["list", "prune"])
     sp.set_defaults(func=cmd_env)
+
+    sp = sub.add_parser("gc", help="remove the Docker containers, volumes and images xlakb made")
+    sp.add_argument("--all", action="store_true", help="also the local base image")
+    sp.set_defaults(func=cmd_gc)
 
     sp = sub.add_parser("site", help="build or serve the knowledge-base site")
     sp.add_argument("action", choices=["build", "serve"])

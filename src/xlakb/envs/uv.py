@@ -155,7 +155,9 @@ class UvBackend:
             env = self._uv_env()
             progress.info(f"creating virtualenv ({', '.join(spec.requirements)})")
             self._uv([uv, "venv", "--quiet", "--python", find_python(spec.python), str(where / "venv")], env, progress)
-            cmd = [uv, "pip", "install", "--python", str(where / "venv" / "bin" / "python")]
+            # bytecode compiled once here: probes run with PYTHONDONTWRITEBYTECODE and would
+            # otherwise recompile torch on every run (about 9 s per real torch_xla probe)
+            cmd = [uv, "pip", "install", "--compile-bytecode", "--python", str(where / "venv" / "bin" / "python")]
             for link in spec.find_links:
                 cmd += ["--find-links", link]
             if spec.index_url == "none":

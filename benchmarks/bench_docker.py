@@ -1,0 +1,159 @@
+"""Per-probe overhead of the Docker runner against the uv runner, with cached environments.
+
+    python3 benchmarks/bench_docker.py                      # fake wheels (a minute)
+    python3 benchmarks/bench_docker.py --real 2.5.1         # also a real torch_xla release (~3.5 GB of wheels)
+
+Needs a Docker daemon and a base image ($XLAKB_DOCKER_IMAGE, default xlakb-base:bookworm;
+.ci/setup-docker.sh makes both).  Works in a private cache (``--cache``, default a folder under
+the system temp dir, kept between runs so --real downloads its wheels once); never the user's.
+
+Measured per runner, median of ``--repeat`` runs:
+  * cold env: a new environment from wheels already on disk (uv venv vs build container + commit);
+  * ensure: a second request for the same environment (the cache hit);
+  * probe: a whole ``xlakb.runner.probe`` of a trivial reproducer (``pass``) and of one that
+    imports torch_xla: environment check + container/process start + run + judge;
+  * overhead: docker minus uv.  The Docker runner compiles bytecode into the image (its root
+    filesystem is read-only at run time); the uv runner does not, so with real wheels a row for the
+    same uv environment after ``compileall`` separates the container's own cost from that.
+With --real, the uv runner installs from the same wheelhouse the Docker runner downloaded
+(``--index-url none``), into a private uv cache.  Prints a markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+
+def median_time(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--real", metavar="VERSION", help="also measure a real torch_xla release")
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "xlakb-bench-docker"))
+    parser.add_argument("--keep", action="store_true", help="keep the docker images made (default: removed at the end)")
+    parser.add_argument("--warm", action="store_true", help="reuse environments kept by an earlier --keep run (new env then measures a cache hit)")
+    args = parser.parse_args()
+    work = Path(args.cache)
+    work.mkdir(parents=True, exist_ok=True)
+    os.environ["XLAKB_CACHE_DIR"] = str(work / "cache")
+    os.environ["UV_CACHE_DIR"] = str(work / "uv-cache")
+    os.environ["UV_PYTHON_DOWNLOADS"] = "never"
+    os.environ.setdefault("XLAKB_DOCKER_IMAGE", "xlakb-base:bookworm")
+
+    from fakewheels import fake_record, fake_torch, fake_torch_xla
+    from xlakb.candidates.releases import release
+    from xlakb.envs.docker import DockerBackend, gc
+    from xlakb.envs.uv import UvBackend
+    from xlakb.records import load_record
+    from xlakb.runner import env_spec, probe
+
+    label = {"xlakb.bench": "docker"}
+    docker = DockerBackend(labels=label)
+    reason = docker.available()
+    if reason:
+        print(f"no Docker daemon: {reason}", file=sys.stderr)
+        return 1
+    docker.base_image()
+
+    house = work / "house"
+    fake_torch_xla(house, "2.5.1", bug="none")
+    fake_torch(house, "2.5.1")
+    kb = work / "kb"
+    fake_record(kb, "trivial", reproducer="pass\n")
+    fake_record(kb, "import", reproducer="import sys, torch_xla\nsys.exit(0)\n")
+
+    rows = []
+
+    def scenario(name: str, version: str, uv_links: tuple[str, ...], docker_links: tuple[str, ...], docker_index: str | None) -> None:
+        cand = release(version)
+        # docker first: with --real it fills the wheelhouse the uv runner then installs from
+        for runner, backend, links, index in (("docker", docker, docker_links, docker_index), ("uv", UvBackend(), uv_links, "none")):
+            spec = env_spec(load_record(kb, "trivial"), cand, find_links=links, index_url=index)
+            if not args.warm:
+                backend.remove(spec.key())
+            if runner == "docker" and index != "none":
+                backend.fill_wheelhouse(spec, _Print())
+            start = time.perf_counter()
+            prepared = backend.ensure(spec, _Print() if name != "fake" else None)
+            cold = time.perf_counter() - start
+            ensure = median_time(lambda: backend.ensure(spec), args.repeat)
+            probes = {}
+            for rid in ("trivial", "import"):
+                rec = load_record(kb, rid)
+                results = []
+
+                def one():
+                    res = probe(rec, cand, backend, find_links=links, index_url=index)
+                    results.append(res)
+
+                probes[rid] = median_time(one, args.repeat)
+                bad = [r for r in results if r.verdict.value != "not-reproduced"]
+                if bad:
+                    raise SystemExit(f"{runner} {rid}: {bad[0].verdict.value} {bad[0].detail}")
+            rows.append((name, runner, cold, ensure, probes["trivial"], probes["import"]))
+            if runner == "uv":
+                # the Docker runner compiles bytecode when it builds (its root filesystem is read-only at run
+                # time); the uv runner does not, so each of its runs compiles what it imports.  The same
+                # uv environment with bytecode compiled separates that from the container's own cost.
+                subprocess.run([prepared.python, "-m", "compileall", "-q", "-j0", str(Path(prepared.python).parent.parent / "lib")],
+                               capture_output=True)
+                rec = load_record(kb, "import")
+                compiled = median_time(lambda: probe(rec, cand, backend, find_links=links, index_url=index), args.repeat)
+                rows.append((name, "uv, bytecode compiled", float("nan"), float("nan"), float("nan"), compiled))
+
+    try:
+        scenario("fake", "2.5.1", (str(house),), (str(house),), "none")
+        if args.real:
+            wheelhouse = work / "cache" / "wheelhouse"
+            scenario(f"real {args.real}", args.real, (str(wheelhouse),), (), None)
+    finally:
+        if not args.keep:
+            gc(labels=label)
+
+    print(f"\nPer-probe cost, median of {args.repeat} ({os.cpu_count()} cores, base image {docker.image}):\n")
+    print("| wheels | runner | new env (s) | cached ensure (s) | probe `pass` (s) | probe `import torch_xla` (s) |")
+    print("|---|---|---:|---:|---:|---:|")
+    for name, runner, cold, ensure, trivial, imp in rows:
+        cells = [f"{cold:.2f}", f"{ensure:.3f}", f"{trivial:.2f}", f"{imp:.2f}"]
+        print(f"| {name} | {runner} | " + " | ".join("" if c == "nan" else c for c in cells) + " |")
+    by = {(n, r): (t, i) for n, r, _, _, t, i in rows}
+    for name in dict.fromkeys(n for n, *_ in rows):
+        if (name, "uv") in by and (name, "docker") in by:
+            d = [by[(name, "docker")][k] - by[(name, "uv")][k] for k in (0, 1)]
+            print(f"| {name} | docker − uv | | | {d[0]:+.2f} | {d[1]:+.2f} |")
+            c = by[(name, "docker")][1] - by[(name, "uv, bytecode compiled")][1]
+            print(f"| {name} | docker − uv (compiled) | | | | {c:+.2f} |")
+    return 0
+
+
+class _Print:
+    def step(self, done, total, message):
+        print(f"[{done}/{total}] {message}", file=sys.stderr, flush=True)
+
+    def info(self, message):
+        print(f"  {message}", file=sys.stderr, flush=True)
+
+    def download(self, name, done, total):
+        print(f"  downloaded {name} ({done / 1e6:.1f} MB)", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
