@@ -53,7 +53,7 @@ def commit_args(hist, house, record="fake-bug", *bases):
 
 
 def report(kb, record="fake-bug"):
-    return json.loads((kb / "bisect" / record / "bisect-commits.json").read_text())
+    return json.loads(next((kb / "bisect" / record).glob("bisect-commits-*.json")).read_text())
 
 
 def bound(n: int) -> int:

@@ -75,7 +75,7 @@ def test_cli_names_the_first_bad_nightly_and_downloads_once(kb, site):
     assert "no nightly wheel for 6 day(s): 2025-01-08, 2025-01-09, 2025-01-12, 2025-01-15, 2025-01-25 ... 2025-01-26" in r.stderr
     assert "downloading torch_xla-2.7.0.dev20250116-cp311-cp311-linux_x86_64.whl" in r.stderr
     assert "downloading torch-2.7.0.dev20250116+cpu-cp311-cp311-manylinux_2_28_x86_64.whl" in r.stderr
-    data = json.loads((kb / "bisect" / "fake-bug" / "bisect-nightlies.json").read_text())
+    data = json.loads(next((kb / "bisect" / "fake-bug").glob("bisect-nightlies-*.json")).read_text())
     assert data["exact"] and data["direction"] == "introduced" and data["range"]["count"] == 13
     assert data["first_new"]["meta"]["date"] == "2025-01-16" and data["last_old"]["meta"]["date"] == "2025-01-14"
     assert data["first_new"]["meta"]["torch_xla_version"] == "2.7.0.dev20250116"
@@ -95,7 +95,7 @@ def test_cli_names_the_first_bad_nightly_and_downloads_once(kb, site):
     r = cli(kb, "fake-bug", "--start", "2025-01-08", "--end", "2025-01-26", *nightly_args(site))
     assert "(0 run now, uv runner)" in r.stdout and "downloading" not in r.stderr
     assert site.wheel_gets() == before
-    assert json.loads((kb / "bisect" / "fake-bug" / "bisect-nightlies.json").read_text())["first_new"]["label"] == "nightly 2025-01-16"
+    assert json.loads(next((kb / "bisect" / "fake-bug").glob("bisect-nightlies-*.json")).read_text())["first_new"]["label"] == "nightly 2025-01-16"
 
 
 def test_vanished_wheel_is_stepped_around(kb, site):
@@ -153,9 +153,9 @@ def test_narrow_goes_from_releases_to_nightlies_to_the_commit(kb, narrowing):
               "--index-url", "none", "--torch-xla-url", server.torch_xla_url, "--torch-url", server.torch_url]
     r = cli(kb, *common, "--repo", str(hist.path))
     out = kb / "bisect" / "fake-bug"
-    rel = json.loads((out / "bisect-releases.json").read_text())
-    night = json.loads((out / "bisect-nightlies.json").read_text())
-    com = json.loads((out / "bisect-commits.json").read_text())
+    rel = json.loads(next((out).glob("bisect-releases-*.json")).read_text())
+    night = json.loads(next((out).glob("bisect-nightlies-*.json")).read_text())
+    com = json.loads(next((out).glob("bisect-commits-*.json")).read_text())
     assert (rel["last_old"]["label"], rel["first_new"]["label"], rel["exact"]) == ("2.5.1", "2.6.0", True)
     # nightlies between the releases' dates, versions 2.6.0 then 2.7.0
     assert night["range"] == {"first": "nightly 2024-11-02", "last": "nightly 2024-11-11", "count": 8}

@@ -173,7 +173,7 @@ def test_cli_bisect_writes_report(kb, wheelhouse):
     assert r.returncode == 0, r.stderr
     assert "The change (fixed) is in 2.6.0: 2.5.1 is reproduced, 2.6.0 is not-reproduced." in r.stdout
     assert "candidate(s) left" in r.stderr and "step(s)" in r.stderr
-    data = json.loads((kb / "bisect" / "fake-bug" / "bisect-releases.json").read_text())
+    data = json.loads(next((kb / "bisect" / "fake-bug").glob("bisect-releases-*.json")).read_text())
     assert data["direction"] == "fixed" and data["command"].startswith("xlakb ")
     bad = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "bisect", "fake-bug", "--start", "2.7.0", "--end", "2.6.0",
                           "--runner", "uv"], capture_output=True, text=True)

@@ -401,7 +401,7 @@ class Engine:
 
 
 def save_report(root: Path, report: Report) -> Path:
-    path = results_dir(root, report.record) / f"bisect-{report.source}.json"
+    path = results_dir(root, report.record) / f"bisect-{report.source}-{report.direction}.json"
     write_json(path, report.to_json())
     return path
 

@@ -1,7 +1,7 @@
 """What the site shows: records, their reproducers and what was measured for them.
 
 Records come from :func:`xlakb.records.load_records` (schema-checked).  Measured
-results are read from ``bisect/<id>/matrix.json`` and ``bisect/<id>/bisect-<source>.json``
+results are read from ``bisect/<id>/matrix.json`` and ``bisect/<id>/bisect-<source>-<direction>.json``
 as written by ``xlakb matrix`` / ``xlakb bisect``; a record without them is shown
 as "not measured yet".  A malformed results file is an error naming the file and field.
 """
@@ -96,7 +96,7 @@ def load_measured(root: Path, record_id: str) -> Measured:
         report = _read(path)
         if report.get("record", record_id) != record_id:
             raise XlakbError(f"{path}: field 'record' is {report['record']!r}, expected {record_id!r}")
-        report.setdefault("source", path.stem[len("bisect-"):])
+        report.setdefault("source", path.stem[len("bisect-"):].split("-")[0])
         _need(path, report, "direction", str)
         for key in ("last_old", "first_new"):
             if report.get(key) is not None and not isinstance(report[key], dict):

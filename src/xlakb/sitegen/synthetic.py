@@ -302,7 +302,7 @@ def write_bisect(root: Path, data: dict, source: str = "commits") -> Path:
         "command": f"xlakb bisect {data['id']} --source {source}",
         "measured_at": "2026-11-22T04:05:06Z",
     }
-    path = root / "bisect" / data["id"] / f"bisect-{source}.json"
+    path = root / "bisect" / data["id"] / f"bisect-{source}-{report['direction']}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=2), "utf-8")
     return path
