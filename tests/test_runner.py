@@ -35,6 +35,11 @@ def test_classify(result, verdict):
     assert classify(result, SIG)[0] is verdict
 
 
+def test_untestable_reason_is_the_scripts_line_not_runtime_noise():
+    verdict, detail = classify(rr(125, "UNTESTABLE: no DTensor API\nI0000 cpu_client.cc:373] TfrtCpuClient destroyed.\n"), SIG)
+    assert verdict is Verdict.UNTESTABLE and detail == "exit 125: UNTESTABLE: no DTensor API"
+
+
 def test_unrelated_crash_is_error_with_reason():
     verdict, detail = classify(rr(1, "boom\nRuntimeError: something else"), SIG)
     assert verdict is Verdict.ERROR and "matched no signature" in detail and "something else" in detail

@@ -48,7 +48,7 @@ def classify(result: RunResult, signatures: list[str]) -> tuple[Verdict, str]:
     if code == 0:
         return Verdict.NOT_REPRODUCED, "exit 0"
     if code == 125:
-        return Verdict.UNTESTABLE, "exit 125: " + _last_line(result.output)
+        return Verdict.UNTESTABLE, "exit 125: " + _last_line(result.output, prefer="untestable")
     if code == 1:
         for pattern in signatures:
             match = re.search(pattern, result.output, re.MULTILINE)
@@ -60,8 +60,14 @@ def classify(result: RunResult, signatures: list[str]) -> tuple[Verdict, str]:
     return Verdict.ERROR, f"exit {code}: " + _last_line(result.output)
 
 
-def _last_line(output: str) -> str:
+def _last_line(output: str, prefer: str | None = None) -> str:
+    """The last line of the output (the last one mentioning ``prefer``, when one does):
+    runtimes log after the script's own last word, so its reason may not be the last line."""
     lines = [ln.strip() for ln in output.strip().splitlines() if ln.strip()]
+    if prefer:
+        chosen = [ln for ln in lines if prefer in ln.lower()]
+        if chosen:
+            return chosen[-1][:200]
     return lines[-1][:200] if lines else "(no output)"
 
 

@@ -81,6 +81,8 @@ PATH_RULES: tuple[tuple[str, str, str], ...] = (
     ("examples/**", "irrelevant", "examples"),
     ("benchmarks/**", "irrelevant", "benchmarks"),
     ("infra/terraform_modules/**", "irrelevant", "CI cluster definitions"),
+    ("experimental/**", "irrelevant", "reference models outside the package"),
+    ("docker/**", "irrelevant", "container recipes for CI and users"),
     ("LICENSE", "irrelevant", "legal"),
     ("CODEOWNERS", "irrelevant", "repository metadata"),
     (".gitignore", "irrelevant", "repository metadata"),
