@@ -170,6 +170,7 @@ def cmd_repro(args) -> int:
     progress.step(0, 1, f"{rec.id} on torch_xla {cand.label} (torch {cand.torch}, runner {backend.name})")
     cache = VerdictCache() if args.cached else None
     res = probe(rec, cand, backend, progress=progress, cache=cache, find_links=_links(args), index_url=args.index_url)
+    progress.step(1, 1, f"{cand.label}: {res.verdict.value}")
     print(f"{rec.id} on torch_xla {cand.label}: {res.verdict.value} ({res.detail})")
     print(f"time: {res.duration_s:.1f} s{' (cached verdict)' if res.cached else ''}")
     print(f"log: {res.log}")
