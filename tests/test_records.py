@@ -24,7 +24,9 @@ def test_repository_records_are_valid():
     records, problems = validate(REPO)
     assert problems == []
     ids = {r.id for r in records}
-    assert len(ids) == len(records)
+    assert len(ids) == len(records) >= 4
+    for rec in records:  # every record ships a reproducer and both languages
+        assert rec.reproducer_path.is_file() and rec.text("title", "zh")
 
 
 def test_fake_record_is_valid(kb):
