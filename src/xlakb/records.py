@@ -155,6 +155,11 @@ def schema() -> dict:
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+@lru_cache(maxsize=1)
+def _validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(schema(), format_checker=jsonschema.FormatChecker())
+
+
 class _LineLoader(_SafeLoader):
     """SafeLoader that rejects duplicate keys (a silent overwrite loses data)."""
 
@@ -225,8 +230,7 @@ def parse_file(path: Path) -> tuple[dict | None, yaml.Node | None, list[Problem]
 def check_record(path: Path, data: dict, node: yaml.Node | None, root: Path) -> list[Problem]:
     """Every problem of one parsed record, schema first, then the rules a schema can't say."""
     problems: list[Problem] = []
-    validator = jsonschema.Draft202012Validator(schema(), format_checker=jsonschema.FormatChecker())
-    for err in sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path)):
+    for err in sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path)):
         loc = list(err.absolute_path)
         message = err.message
         if err.validator == "additionalProperties":
