@@ -17,7 +17,6 @@ import hashlib
 import json
 import math
 import re
-import shlex
 import tempfile
 import threading
 from dataclasses import dataclass, field
@@ -440,6 +439,7 @@ class CommitResolver:
         self.commits = commits
         self.repo = repo
         self.bases = bases  # label -> (candidate, gitrev)
+        self._memo: dict[str, Candidate] = {}  # sha -> resolved (git diffs are not cheap)
 
     @property
     def fingerprint(self) -> list:
@@ -448,11 +448,15 @@ class CommitResolver:
 
     def __call__(self, cand: Candidate) -> Candidate:
         sha = cand.meta["sha"]
-        label = self.commits.nearest_base(self.repo, sha, {k: v[1] for k, v in self.bases.items()})
-        base, gitrev = self.bases[label]
-        native = self.commits.native_changes(self.repo, gitrev, sha)
-        meta = dict(cand.meta, base=label, base_gitrev=gitrev, native_differences=native[:50], native_difference_count=len(native))
-        return dataclasses.replace(cand, torch_xla=base.torch_xla, torch=base.torch, pins=base.pins, overlay=(str(self.repo), sha), meta=meta)
+        hit = self._memo.get(sha)
+        if hit is None:
+            label = self.commits.nearest_base(self.repo, sha, {k: v[1] for k, v in self.bases.items()})
+            base, gitrev = self.bases[label]
+            native = self.commits.native_changes(self.repo, gitrev, sha)
+            meta = dict(cand.meta, base=label, base_gitrev=gitrev, native_differences=native[:50], native_difference_count=len(native))
+            hit = dataclasses.replace(cand, torch_xla=base.torch_xla, torch=base.torch, pins=base.pins, overlay=(str(self.repo), sha), meta=meta)
+            self._memo[sha] = hit
+        return hit
 
 
 def annotate_commits(report: Report, repo: Path, resolver: CommitResolver | None) -> None:
@@ -471,13 +475,12 @@ def annotate_commits(report: Report, repo: Path, resolver: CommitResolver | None
         })
     reasons = report.confidence_reasons
     culprit = report.candidates[hi]
-    if report.exact and culprit.meta.get("sha"):
-        if commits.is_python_only(repo, culprit.meta["sha"]):
-            reasons.append("the culprit's own diff is Python-only, which the overlay reproduces exactly")
-            culprit.meta["python_only"] = True
-        else:
-            reasons.append("the culprit changes native code, which an overlay on a binary build cannot include")
-            culprit.meta["python_only"] = False
+    culprit_python_only: bool | None = None
+    if report.exact and report.between and report.between[-1]["sha"] == culprit.meta.get("sha"):
+        culprit_python_only = culprit.meta["python_only"] = report.between[-1]["python_only"]
+        reasons.append("the culprit's own diff is Python-only, which the overlay reproduces exactly" if culprit_python_only
+                       else "the culprit changes native code, which an overlay on a binary build cannot include")
+    native_ends = False
     if resolver is not None:
         for idx in (lo, hi):
             cand = report.candidates[idx]
@@ -490,15 +493,15 @@ def annotate_commits(report: Report, repo: Path, resolver: CommitResolver | None
             count, files = c.meta["native_difference_count"], c.meta["native_differences"]
             cand.meta.update(base=c.meta["base"], base_gitrev=c.meta["base_gitrev"], native_differences=files[:20])
             if count:
+                native_ends = True
                 shown = ", ".join(files[:5]) + (f" and {count - 5} more" if count > 5 else "")
                 reasons.append(f"{cand.label} differs from its base build {c.meta['base']} in {count} native file(s) "
                                f"({shown}): its binary part is the base's")
-    python_only_culprit = "Python-only" in " ".join(reasons)
-    native_noise = any("native file" in r or "changes native code" in r for r in reasons)
+    native_noise = native_ends or culprit_python_only is False
     if not report.exact or report.flaky:
         report.confidence = "low" if native_noise else "medium"
     elif native_noise:
-        report.confidence = "medium" if python_only_culprit else "low"
+        report.confidence = "medium" if culprit_python_only else "low"
     else:
         report.confidence = "high"
 

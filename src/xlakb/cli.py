@@ -250,7 +250,7 @@ def cmd_triage(args) -> int:
 def cmd_bisect(args) -> int:
     from .bisection import (Engine, NarrowStopped, Options, annotate_commits, commit_resolver, narrow, nightly_candidate,
                             nightly_resolver, walk_back)
-    from .candidates.releases import all_releases, release, releases_between
+    from .candidates.releases import release, releases_between
     from .records import load_record
     from .runner import VerdictCache
 
@@ -258,10 +258,7 @@ def cmd_bisect(args) -> int:
     rec = load_record(root, args.id)
     backend = _backend(args)
     progress = ConsoleProgress(quiet=args.quiet)
-    command = "xlakb " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:2] and sys.argv[0].endswith(("xlakb", "__main__.py")) else ""
-    if not command:
-        command = (f"xlakb bisect {rec.id} " + ("--narrow" if args.narrow else f"--source {args.source}")
-                   + (f" --start {args.start}" if args.start else "") + (f" --end {args.end}" if args.end else ""))
+    command = "xlakb " + shlex.join(args.argv)
     options = Options(repeat=args.repeat, jobs=args.jobs, prepare_ahead=not args.no_prepare,
                       find_links=_links(args), index_url=args.index_url, command=command)
     cache = VerdictCache()
@@ -548,6 +545,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the exact command, for reports
     try:
         return args.func(args)
     except XlakbError as err:

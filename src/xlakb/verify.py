@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from packaging.version import Version
-
 from . import proc
 from .candidates.releases import all_releases
 from .errors import XlakbError
