@@ -163,6 +163,11 @@ eng.run(releases_between("2.4.0", "2.9.0"), source="releases")
     newly = [p.candidate for p in report.probes if not p.cached]
     assert not set(newly) & set(probed)
     assert report.first_new_candidate.label == "2.6.0"
+    # the report counts every probe the answer rests on: the three saved ones and those run now
+    assert report.probes_run == len(newly) >= 1
+    assert [p.candidate for p in report.probes][:3] == probed
+    assert len(report.probes) == 3 + report.probes_run
+    assert f"with {3 + report.probes_run} probes ({report.probes_run} run now" in report.summary()
 
 
 def test_cli_bisect_writes_report(kb, wheelhouse):
@@ -178,3 +183,71 @@ def test_cli_bisect_writes_report(kb, wheelhouse):
     bad = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "bisect", "fake-bug", "--start", "2.7.0", "--end", "2.6.0",
                           "--runner", "uv"], capture_output=True, text=True)
     assert bad.returncode == 1 and "is after its end" in bad.stderr
+
+
+def _house(tmp_path, behaviour):
+    from fakewheels import build_wheel
+
+    house = tmp_path / "house"
+    for v, bug in behaviour.items():
+        fake_torch_xla(house, v, bug=bug)
+        fake_torch(house, {"2.6.1": "2.6.0", "2.8.1": "2.8.0"}.get(v, v))
+    build_wheel(house, "numpy", "1.26.4", {"numpy/__init__.py": "__version__ = '1.26.4'\n"})  # pins of old releases
+    build_wheel(house, "setuptools", "69.5.1", {"setuptools/__init__.py": "__version__ = '69.5.1'\n"})
+    return house
+
+
+def _bisect_cli(kb, house, *extra):
+    return subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "bisect", "fake-bug", "--runner", "uv",
+                           "--find-links", str(house), "--index-url", "none", *extra], capture_output=True, text=True)
+
+
+ALL = ["2.1.0", "2.2.0", "2.3.0", "2.4.0", "2.5.0", "2.5.1", "2.6.0", "2.6.1", "2.7.0", "2.8.0", "2.8.1", "2.9.0"]
+
+
+@pytest.mark.parametrize("affected,fixed_in", [(">=2.2,<2.7", "2.7.0"),   # the claim is right
+                                               (">=2.4,<2.6", "2.6.0")])  # the claim is wrong: verified, not trusted
+def test_no_range_starts_at_the_oldest_release_that_runs(kb, tmp_path, affected, fixed_in):
+    """No --start/--end: 2.1.0 lacks the API (untestable), so the start moves to 2.2.0 and the report says so."""
+    house = _house(tmp_path, {v: ("missing-api" if v == "2.1.0" else "present" if v < "2.7" else "none") for v in ALL})
+    fake_record(kb, affected=affected, fixed_in=fixed_in)
+    r = _bisect_cli(kb, house)
+    assert r.returncode == 0, r.stderr
+    assert "The change (fixed) is in 2.7.0: 2.6.1 is reproduced, 2.7.0 is not-reproduced." in r.stdout
+    assert "Start moved forward to 2.2.0, the oldest release the reproducer runs on (2.1.0 is untestable: exit 125" in r.stdout
+    data = json.loads((kb / "bisect" / "fake-bug" / "bisect-releases-fixed.json").read_text())
+    assert data["range"]["first"] == "2.2.0" and data["range"]["last"] == "2.9.0"
+    assert any(n.startswith("Start moved forward to 2.2.0") for n in data["notes"])
+    assert {p["candidate"] for p in data["probes"]} >= {"2.1.0", "2.2.0", "2.9.0"}
+
+
+def test_no_range_newest_untestable_moves_the_end_back(kb, tmp_path):
+    house = _house(tmp_path, {**{v: ("present" if v < "2.6" else "none") for v in ALL}, "2.9.0": "missing-api", "2.8.1": "missing-api"})
+    fake_record(kb, affected=">=2.1,<2.6", fixed_in="2.6.0")
+    r = _bisect_cli(kb, house)
+    assert r.returncode == 0, r.stderr
+    assert "The change (fixed) is in 2.6.0" in r.stdout
+    assert "End moved back to 2.8.0, the newest release the reproducer runs on (2.8.1 is untestable" in r.stdout
+
+
+def test_no_range_window_gives_both_changes(kb, wheelhouse):
+    """Bad only in 2.4.0-2.5.1: the oldest and newest releases agree, the claimed-affected release between
+    them does not, so both the introducing and the fixing release are found (or the one asked for)."""
+    fake_record(kb)  # claims >=2.4,<2.6
+    r = _bisect_cli(kb, wheelhouse)
+    assert r.returncode == 0, r.stderr
+    assert "The change (introduced) is in 2.4.0: 2.3.0 is not-reproduced, 2.4.0 is reproduced." in r.stdout
+    assert "The change (fixed) is in 2.6.0: 2.5.1 is reproduced, 2.6.0 is not-reproduced." in r.stdout
+    assert "2.2.0 and 2.9.0 are both not-reproduced; 2.5.0 is reproduced, so the bug came and went between them." in r.stdout
+    assert {p.name for p in (kb / "bisect" / "fake-bug").iterdir()} == {"bisect-releases-introduced.json", "bisect-releases-fixed.json"}
+    only = _bisect_cli(kb, wheelhouse, "--direction", "fixed", "--no-save")
+    assert only.returncode == 0 and "(fixed) is in 2.6.0" in only.stdout and "(introduced)" not in only.stdout
+
+
+def test_no_range_nothing_to_bisect_is_one_line(kb, tmp_path):
+    house = _house(tmp_path, {v: "present" for v in ALL})
+    path = fake_record(kb, affected=">=2.1", fixed_in=None)
+    path.write_text(path.read_text().replace("status: fixed", "status: open"))
+    r = _bisect_cli(kb, house)
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines()[-1].startswith("xlakb: error: nothing to bisect: 2.1.0 and 2.9.0 are both reproduced")

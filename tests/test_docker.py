@@ -440,6 +440,31 @@ def test_cli_repro_docker_and_auto(kb, wheelhouse, docker_env, capsys):
     assert "fake-bug on torch_xla 2.6.0: not-reproduced" in out.out
 
 
+@pytest.mark.parametrize("image,why", [
+    (f"xlakb-test-missing-{RUN_ID}:nope", "is not present and cannot be pulled"),  # no registry reachable
+    (f"xlakb-base:missing-{RUN_ID}", "is not built (python3 -m xlakb.envs.docker_image"),  # xlakb's own, not built
+])
+def test_auto_uses_uv_when_docker_cannot_run_the_probe(kb, wheelhouse, docker_env, monkeypatch, capsys, image, why):
+    """A daemon answers but its image is absent and cannot be had: auto picks uv and says why in one
+    line; an explicit --runner docker still fails with the clear message."""
+    from xlakb.cli import main
+    from xlakb.envs import choose_backend
+
+    monkeypatch.setenv("XLAKB_DOCKER_IMAGE", image)
+    backend, reason = choose_backend("auto")
+    assert backend.name == "uv" and why in reason and image in reason
+    fake_record(kb)
+    base = ["--root", str(kb), "repro", "fake-bug", "--torch-xla", "2.5.1", "--find-links", str(wheelhouse), "--index-url", "none"]
+    assert main(base + ["--runner", "auto", "--expect", "reproduced"]) == 0
+    err = capsys.readouterr().err
+    chosen = [ln for ln in err.splitlines() if ln.startswith("runner: ")]
+    assert chosen == [f"runner: uv (auto: not docker: {reason.split(': ', 1)[1]})"], err
+    if image.startswith("xlakb-test-missing"):
+        assert main(base + ["--runner", "docker"]) == 1
+        err = capsys.readouterr().err
+        assert f"{image} is not present and cannot be pulled" in err and "XLAKB_DOCKER_IMAGE" in err
+
+
 # -- commit overlays -------------------------------------------------------------------------
 def _git(repo: Path, *args: str) -> str:
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",

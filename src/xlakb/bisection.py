@@ -83,6 +83,7 @@ class Report:
     confidence: str = "high"
     confidence_reasons: list[str] = field(default_factory=list)
     measured_at: str = ""
+    notes: list[str] = field(default_factory=list)  # how the range was chosen (untestable ends moved...)
 
     @property
     def last_old_candidate(self) -> Candidate:
@@ -119,6 +120,7 @@ class Report:
                         "verdict": p.verdict.value, "detail": p.detail, "duration_s": round(p.duration_s, 2),
                         "cached": p.cached, "measured_at": p.measured_at} for p in self.probes],
             "probes_run": self.probes_run,
+            "notes": self.notes,
             "runner": self.runner,
             "command": self.command,
             "measured_at": self.measured_at,
@@ -140,6 +142,7 @@ class Report:
         if self.between and not self.exact:
             lines.append(f"Commits in range: {len(self.between)}")
         kind = {"releases": "release", "nightlies": "nightly", "commits": "commit"}.get(self.source, self.source)
+        lines.extend(self.notes)
         lines.append(f"Searched {len(self.candidates)} {kind} candidates ({self.candidates[0].label} .. {self.candidates[-1].label}) "
                      f"with {len(self.probes)} probes ({self.probes_run} run now, {self.runner} runner).")
         lines.append(f"Confidence: {self.confidence}" + (f" ({'; '.join(self.confidence_reasons)})" if self.confidence_reasons else ""))
@@ -217,6 +220,16 @@ class Engine:
         self._lock = threading.Lock()
         self.probes_run = 0
         self.flaky: list[str] = []
+        self.range_probes: dict[str, ProbeResult] = {}  # probes made to choose the range, by label
+        self.notes: list[str] = []
+
+    def judge(self, cand: Candidate) -> ProbeResult:
+        """A probe made to choose the range (kept for the report)."""
+        res = self.range_probes.get(cand.label)
+        if res is None:
+            res = self.range_probes[cand.label] = self.probe(cand)
+            self.progress.info(f"{cand.label}: {res.verdict.value}{' (cached)' if res.cached else ''}")
+        return res
 
     # -- candidates ------------------------------------------------------------
     def resolved(self, cand: Candidate) -> Candidate:
@@ -378,10 +391,14 @@ class Engine:
             if pool is not None:
                 pool.stop()
         result = search.result()
+        # every probe the answer rests on, once: range finding, saved state (a resumed run), this run
+        used = {label: res for label, res in self.range_probes.items()}
+        for res in list(done.values()) + order:
+            used.setdefault(res.candidate, res)
         report = Report(
             record=self.record.id, source=source, direction=direction, candidates=candidates,
             last_old=result.last_old, first_new=result.first_new, exact=result.exact, unknown=list(result.unknown),
-            probes=order, probes_run=self.probes_run, flaky=list(self.flaky), runner=self.backend.name,
+            probes=list(used.values()), probes_run=self.probes_run, notes=list(self.notes), flaky=list(self.flaky), runner=self.backend.name,
             command=self.options.command, measured_at=_now(),
         )
         if self.flaky:
@@ -389,7 +406,7 @@ class Engine:
         if not result.exact:
             report.confidence_reasons.append(f"{len(result.unknown)} untestable candidate(s) between the ends of the answer")
         report.confidence = "high" if not report.confidence_reasons else "medium"
-        self.progress.step(len(order), len(order), "done")
+        self.progress.step(len(used), len(used), "done")
         return report
 
     def _map(self, fn: Callable[[int], ProbeResult], indexes: list[int]) -> list[ProbeResult]:
@@ -507,22 +524,128 @@ def annotate_commits(report: Report, repo: Path, resolver: CommitResolver | None
 
 
 # -- sources: from what the user names to ordered candidates --------------------------------
+JUDGED = (Verdict.REPRODUCED, Verdict.NOT_REPRODUCED)
+
+
 def walk_back(engine: Engine, candidates: list[Candidate], end: int) -> int:
     """Only the end is known: step back over earlier candidates (1, 2, 4... back) until
     one behaves differently; return its index (untestable ones are stepped over)."""
-    end_res = engine.probe(candidates[end])
-    if end_res.verdict not in (Verdict.REPRODUCED, Verdict.NOT_REPRODUCED):
+    end_res = engine.judge(candidates[end])
+    if end_res.verdict not in JUDGED:
         raise XlakbError(f"the end {candidates[end].label} could not be judged ({end_res.verdict.value}: {end_res.detail})")
     step, idx = 1, end
     while idx > 0:
         idx = max(0, end - step)
         engine.progress.info(f"looking for a start: trying {candidates[idx].label}")
-        res = engine.probe(candidates[idx])
-        if res.verdict in (Verdict.REPRODUCED, Verdict.NOT_REPRODUCED) and res.verdict is not end_res.verdict:
+        res = engine.judge(candidates[idx])
+        if res.verdict in JUDGED and res.verdict is not end_res.verdict:
             return idx
         step *= 2
     raise XlakbError(f"no candidate before {candidates[end].label} behaves differently (all are {end_res.verdict.value} or untestable)",
                      hint="the change is older than the oldest candidate")
+
+
+def _testable(engine: Engine, cand: Candidate) -> bool:
+    """Whether the reproducer can judge ``cand``; an error (not an untestable API) stops the search for a range."""
+    res = engine.judge(cand)
+    if res.verdict is Verdict.ERROR:
+        raise XlakbError(f"{cand.label} could not be judged while looking for the range ({res.detail})",
+                         hint=f"pass --start/--end, or check the reproducer; log: {res.log or 'none'}")
+    return res.verdict in JUDGED
+
+
+def _edge(engine: Engine, cands: list[Candidate], guess: int, toward: int) -> int:
+    """The testable candidate nearest to ``toward`` (0: the oldest, len-1: the newest), found from a guess.
+
+    Testability is taken as monotone (an API appears once, or goes once): from a testable ``guess``,
+    check the far end, then halve the gap between testable and untestable; from an untestable guess,
+    step away from ``toward`` until one is testable."""
+    away = 1 if toward == 0 else -1
+    if not _testable(engine, cands[guess]):
+        idx = guess + away
+        while 0 <= idx < len(cands):
+            if _testable(engine, cands[idx]):
+                return idx
+            idx += away
+        raise XlakbError(f"the reproducer cannot run on any release from {cands[guess].label} "
+                         f"{'on' if toward == 0 else 'back'} (all untestable)", hint="check the reproducer's exit 125 rule")
+    good = guess
+    if good == toward or _testable(engine, cands[toward]):
+        return toward
+    bad = toward  # untestable; the edge lies between bad and good
+    while abs(good - bad) > 1:
+        mid = (good + bad) // 2
+        if _testable(engine, cands[mid]):
+            good = mid
+        else:
+            bad = mid
+    return good
+
+
+def release_ranges(engine: Engine, start: str | None = None, end: str | None = None,
+                   direction: str | None = None) -> list[list[Candidate]]:
+    """The release ranges to bisect for what the user named (each oldest first; usually one).
+
+    * both ends named: that range;
+    * only ``end``: walk back from it to a start that behaves differently;
+    * no ``start``: the oldest release the reproducer can run on (an untestable oldest release moves the
+      start forward, noted in the report); the record's claimed versions are the first guess, verified.
+      No ``end``: likewise the newest release it can run on.
+    * when neither end was named and the two agree (a window: the bug came and went, or it is in every
+      release), a release the record claims otherwise is probed; if it differs, the ranges on both of its
+      sides are returned (introduced, then fixed), or the one ``direction`` asks for.
+    """
+    from .candidates.releases import releases_between
+
+    record = engine.record
+    if start and end:
+        return [releases_between(start, end)]
+    if end and not start:
+        everything = releases_between(None, end)
+        first = walk_back(engine, everything, len(everything) - 1)
+        engine.notes.append(f"Start found by walking back from {end}: {everything[first].label}.")
+        return [everything[first:]]
+    cands = releases_between(start, None)
+    labels = [c.label for c in cands]
+    claimed = [i for i, c in enumerate(cands) if record.claims(c.label) is not None]
+    if start:
+        lo = 0
+    else:
+        guess = next((i for i in claimed if record.claims(cands[i].label)), claimed[0] if claimed else 0)
+        lo = _edge(engine, cands, guess, toward=0)
+        if lo > 0:
+            skipped = engine.range_probes[labels[lo - 1]]
+            engine.notes.append(f"Start moved forward to {labels[lo]}, the oldest release the reproducer runs on "
+                                f"({labels[lo - 1]} is untestable: {skipped.detail}).")
+    hi = _edge(engine, cands, len(cands) - 1, toward=len(cands) - 1) if not end else len(cands) - 1
+    if hi < len(cands) - 1:
+        skipped = engine.range_probes[labels[hi + 1]]
+        engine.notes.append(f"End moved back to {labels[hi]}, the newest release the reproducer runs on "
+                            f"({labels[hi + 1]} is untestable: {skipped.detail}).")
+    if hi <= lo:
+        raise XlakbError(f"the reproducer runs on one release only ({labels[lo]}): nothing to bisect")
+    first, last = engine.judge(cands[lo]).verdict, engine.judge(cands[hi]).verdict
+    if first is not last or start:  # a named start: the engine verifies the ends itself
+        return [cands[lo:hi + 1]]
+    # the ends agree: look for a release in between that the record claims behaves otherwise
+    other = Verdict.NOT_REPRODUCED if first is Verdict.REPRODUCED else Verdict.REPRODUCED
+    wanted = other is Verdict.REPRODUCED
+    inside = [i for i in claimed if lo < i < hi and record.claims(labels[i]) is wanted]
+    if inside:
+        mid = inside[len(inside) // 2]
+        if engine.judge(cands[mid]).verdict is other:
+            engine.notes.append(f"{labels[lo]} and {labels[hi]} are both {first.value}; {labels[mid]} is {other.value}, "
+                                f"so the bug {'came and went' if wanted else 'went and came back'} between them.")
+            halves = [cands[lo:mid + 1], cands[mid:hi + 1]]
+            if direction:
+                pick = 0 if (direction == "introduced") == wanted else 1
+                return [halves[pick]]
+            return halves
+    state = "shows the bug" if first is Verdict.REPRODUCED else "does not show the bug"
+    raise XlakbError(f"nothing to bisect: {labels[lo]} and {labels[hi]} are both {first.value}"
+                     + (f", and so is {labels[inside[len(inside) // 2]]}" if inside else "")
+                     + f" (every release tested {state})",
+                     hint="name a range with --start/--end, or check the record's claimed versions")
 
 
 class NightlyResolver:
@@ -620,7 +743,6 @@ def narrow(record: Record, backend: Backend, *, start: str | None = None, end: s
     """
     from .candidates.commits import list_commits
     from .candidates.nightlies import list_nightlies
-    from .candidates.releases import releases_between
 
     progress = progress or NullProgress()
     options = options or Options()
@@ -638,14 +760,12 @@ def narrow(record: Record, backend: Backend, *, start: str | None = None, end: s
 
     # 1. releases
     progress.info("narrowing 1/3: releases")
-    if end and not start:
-        everything = releases_between(None, end)
-        first = walk_back(engine(), everything, len(everything) - 1)
-        progress.info(f"start found by walking back: {everything[first].label}")
-        cands = everything[first:]
-    else:
-        cands = releases_between(start, end)
-    rel = engine().run(cands, source="releases", direction=direction)
+    first_engine = engine()
+    ranges = release_ranges(first_engine, start, end, direction)
+    if len(ranges) > 1:
+        raise XlakbError("narrowing follows one change, and the releases show two (the bug came and went): "
+                         + " ".join(first_engine.notes), hint="pass --direction introduced or fixed")
+    rel = first_engine.run(ranges[0], source="releases", direction=direction)
     reports.append(rel)
 
     # 2. nightlies between the two releases' dates

@@ -67,11 +67,11 @@ def find_root(explicit: str | None) -> Path:
 
 
 def _backend(args):
-    from .envs import get_backend
+    from .envs import choose_backend
 
-    backend = get_backend(args.runner)
+    backend, why = choose_backend(args.runner)
     if args.runner == "auto":
-        print(f"runner: {backend.name} (auto)", file=sys.stderr)
+        print(f"runner: {backend.name} (auto{': ' + why if why else ''})", file=sys.stderr)
     return backend
 
 
@@ -249,8 +249,8 @@ def cmd_triage(args) -> int:
 
 def cmd_bisect(args) -> int:
     from .bisection import (Engine, NarrowStopped, Options, annotate_commits, commit_resolver, narrow, nightly_candidate,
-                            nightly_resolver, walk_back)
-    from .candidates.releases import release, releases_between
+                            nightly_resolver, release_ranges)
+    from .candidates.releases import release
     from .records import load_record
     from .runner import VerdictCache
 
@@ -290,17 +290,11 @@ def cmd_bisect(args) -> int:
     resolver = None
     commit_res = None
     if args.source == "releases":
-        if args.start and not args.end:
-            cands = releases_between(args.start, None)
-        elif args.end and not args.start:
-            everything = releases_between(None, args.end)
-            engine = Engine(rec, backend, progress=progress, cache=cache, options=options, state_root=state_root)
-            start = walk_back(engine, everything, len(everything) - 1)
-            progress.info(f"start found by walking back: {everything[start].label}")
-            cands = everything[start:]
-        else:
-            cands = releases_between(args.start, args.end)
-    elif args.source == "nightlies":
+        engine = Engine(rec, backend, progress=progress, cache=cache, options=options, state_root=state_root)
+        for cands in release_ranges(engine, args.start, args.end, args.direction):
+            _show_report(engine.run(cands, source="releases", direction=args.direction), root, args)
+        return 0
+    if args.source == "nightlies":
         from .candidates.nightlies import list_nightlies
 
         if not (args.start and args.end and args.nightly_version):
@@ -441,7 +435,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def runner_opts(sp):
-        sp.add_argument("--runner", choices=["auto", "uv", "docker"], default="auto", help="where probes run (auto: Docker when a daemon answers)")
+        sp.add_argument("--runner", choices=["auto", "uv", "docker"], default="auto", help="where probes run (auto: Docker when a daemon answers and its image is there, else uv)")
         sp.add_argument("--find-links", action="append", metavar="DIR", help="a local wheelhouse to install from (repeatable)")
         sp.add_argument("--index-url", help="package index to install torch_xla/torch from (default: PyPI)")
         sp.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -518,8 +512,10 @@ def build_parser() -> argparse.ArgumentParser:
                                     "or commits of a local pytorch/xla clone. Interrupted runs resume where they stopped.")
     sp.add_argument("id")
     sp.add_argument("--source", choices=["releases", "nightlies", "commits"], default="releases")
-    sp.add_argument("--start", help="release, date YYYY-MM-DD (nightlies), or commit/tag/date/#PR (commits)")
-    sp.add_argument("--end", help="likewise; releases: only --end given walks back to find a start")
+    sp.add_argument("--start", help="release, date YYYY-MM-DD (nightlies), or commit/tag/date/#PR (commits); "
+                                    "releases default: the oldest release the reproducer runs on")
+    sp.add_argument("--end", help="likewise; releases default: the newest release it runs on "
+                                  "(only --end given: walks back to find a start)")
     sp.add_argument("--direction", choices=["introduced", "fixed"], help="default: inferred from the ends")
     sp.add_argument("--repeat", type=int, default=1, metavar="N", help="run each probe N times; disagreeing runs are reported as flaky")
     sp.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="probes to run in parallel")

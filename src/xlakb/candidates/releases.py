@@ -1,15 +1,12 @@
 """Releases of torch_xla on the package index, each paired with its torch.
 
 The pairing and the per-release pins are data (``data/releases.yaml``);
-:func:`published_versions` asks a PEP 691 index which releases exist, so the
+:func:`published_versions` asks the index (PEP 691 JSON or PEP 503 HTML) which releases exist, so the
 table can be checked against the index (``xlakb releases --check``).
 """
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 from functools import lru_cache
 from importlib import resources
 
@@ -17,6 +14,7 @@ import yaml
 from packaging.version import InvalidVersion, Version
 
 from ..errors import XlakbError
+from ..pkgindex import project_page
 from . import Candidate
 
 DEFAULT_INDEX = "https://pypi.org/simple"
@@ -63,26 +61,5 @@ def releases_between(first: str | None = None, last: str | None = None) -> list[
 
 
 def published_versions(index_url: str = DEFAULT_INDEX, project: str = "torch-xla", timeout: float = 30) -> list[str]:
-    """Final releases of ``project`` on a PEP 691 (JSON simple API) index, oldest first."""
-    url = f"{index_url.rstrip('/')}/{project}/"
-    request = urllib.request.Request(url, headers={"Accept": "application/vnd.pypi.simple.v1+json"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            data = json.load(response)
-    except (urllib.error.URLError, OSError, ValueError) as err:
-        raise XlakbError(f"cannot read the package index at {url}: {err}") from None
-    versions = set(data.get("versions") or [])
-    if not versions:  # older PEP 691 servers: derive from file names
-        for item in data.get("files", []):
-            parts = item.get("filename", "").split("-")
-            if len(parts) > 2 and item["filename"].endswith(".whl"):
-                versions.add(parts[1])
-    final = []
-    for v in versions:
-        try:
-            parsed = Version(v)
-        except InvalidVersion:
-            continue
-        if not parsed.is_prerelease and not parsed.is_devrelease:
-            final.append(v)
-    return sorted(final, key=Version)
+    """Final releases of ``project`` on a simple-API index (PEP 691 JSON or PEP 503 HTML), oldest first."""
+    return project_page(index_url, project, timeout=timeout).versions(final_only=True)

@@ -89,7 +89,11 @@ class Backend(Protocol):
     name: str
 
     def available(self) -> str | None:
-        """None when the backend can be used here, else a one-line reason."""
+        """None when the backend can be used here at all (uv found, a Docker daemon answers), else a one-line reason."""
+
+    def ready(self) -> str | None:
+        """None when a probe can run now: available, and nothing it needs is missing that cannot be had
+        (Docker: the base image present or pulled). Else a one-line reason. ``--runner auto`` asks this."""
 
     def ensure(self, spec: EnvSpec, progress: Progress) -> Prepared:
         """Build the environment unless a healthy cached one exists; return it."""
@@ -110,24 +114,54 @@ class Backend(Protocol):
         """Delete a cached environment; True when something was removed."""
 
 
-def get_backend(name: str, **options) -> Backend:
-    """The backend called ``name`` ("uv", "docker", or "auto": Docker when a daemon answers)."""
-    from .uv import UvBackend
+#: name -> "module:class", imported on first use (the Docker SDK is only loaded when asked for)
+BACKENDS: dict[str, str] = {
+    "uv": "xlakb.envs.uv:UvBackend",
+    "docker": "xlakb.envs.docker:DockerBackend",
+}
+#: what ``auto`` tries, in order: the sandbox first, then local virtualenvs
+AUTO_ORDER = ("docker", "uv")
 
-    if name == "uv":
-        return UvBackend(**options)
-    if name in ("docker", "auto"):
+
+def backend_class(name: str) -> type:
+    import importlib
+
+    where = BACKENDS.get(name)
+    if where is None:
+        raise XlakbError(f"unknown runner {name!r}", hint=f"choose auto, {', '.join(BACKENDS)}")
+    module, _, cls = where.partition(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def get_backend(name: str, **options) -> Backend:
+    """The backend called ``name`` (a key of :data:`BACKENDS`), or XlakbError when it cannot be used here.
+    ``auto`` is :func:`choose_backend` without its reason."""
+    if name == "auto":
+        return choose_backend(name, **options)[0]
+    backend = backend_class(name)(**options)
+    reason = backend.available()
+    if reason is not None:
+        other = next((n for n in BACKENDS if n != name), None)
+        raise XlakbError(f"{name} runner unavailable: {reason}", hint=f"use --runner {other}" if other else None)
+    return backend
+
+
+def choose_backend(name: str, **options) -> tuple[Backend, str | None]:
+    """The backend for ``--runner name`` and, for ``auto``, one line on why it was chosen.
+
+    ``auto`` takes the first backend of :data:`AUTO_ORDER` that is :meth:`~Backend.ready`: Docker only when
+    a daemon answers *and* its image is there (or can be pulled), since otherwise the first probe would fail."""
+    if name != "auto":
+        return get_backend(name, **options), None
+    skipped: list[str] = []
+    for candidate in AUTO_ORDER:
         try:
-            from .docker import DockerBackend
-        except ImportError as err:  # pragma: no cover - docker SDK is a dependency
-            if name == "auto":
-                return UvBackend(**options)
-            raise XlakbError(f"docker runner unavailable: {err}", hint="use --runner uv") from None
-        backend = DockerBackend(**options)
-        reason = backend.available()
+            backend = backend_class(candidate)(**options)
+        except ImportError as err:  # pragma: no cover - both SDKs are dependencies
+            skipped.append(f"{candidate}: {err}")
+            continue
+        reason = backend.ready()
         if reason is None:
-            return backend
-        if name == "auto":
-            return UvBackend(**options)
-        raise XlakbError(f"docker runner unavailable: {reason}", hint="start dockerd, or use --runner uv")
-    raise XlakbError(f"unknown runner {name!r}", hint="choose auto, uv or docker")
+            return backend, ("; ".join(f"not {s}" for s in skipped) or None)
+        skipped.append(f"{candidate}: {reason}")
+    raise XlakbError("no runner can run probes here: " + "; ".join(skipped))

@@ -171,6 +171,33 @@ class DockerBackend:
             return f"the Docker daemon does not answer: {_short_reason(err)}"
         return None
 
+    def ready(self) -> str | None:
+        """Available, and the base image is present or can be pulled now (a local xlakb-base image that
+        is missing counts as not ready: building it takes minutes and needs debootstrap)."""
+        import docker.errors
+
+        reason = self.available()
+        if reason is not None:
+            return reason
+        try:
+            self.client.images.get(self.image)
+            return None
+        except docker.errors.ImageNotFound:
+            pass
+        except Exception as err:
+            return f"the Docker daemon cannot look up image {self.image}: {_short_reason(err)}"
+        if self.image.startswith("xlakb-base"):
+            return (f"the local base image {self.image} is not built "
+                    f"(python3 -m xlakb.envs.docker_image --tag {self.image} builds it)")
+        from .docker_image import split_tag
+
+        repository, tag = split_tag(self.image)
+        try:
+            self.client.images.pull(repository, tag=tag)
+        except Exception as err:
+            return f"docker image {self.image} is not present and cannot be pulled: {_short_reason(err)}"
+        return None
+
     def _labels(self, kind: str, **extra: str) -> dict[str, str]:
         return {**self.labels, "xlakb.kind": kind, **{f"xlakb.{k}": v for k, v in extra.items()}}
 

@@ -94,6 +94,9 @@ class UvBackend:
             return str(err)
         return None
 
+    def ready(self) -> str | None:
+        return self.available()
+
     def path_for(self, spec: EnvSpec) -> Path:
         return self.root / spec.key()
 
@@ -187,9 +190,17 @@ class UvBackend:
         if result.exit_code != 0:
             lines = [ln.strip(" ×╰─▶│") .strip() for ln in result.output.splitlines() if ln.strip()]
             lines = [ln.removeprefix("cause:").strip() for ln in lines]
-            reason = next((ln for ln in lines if ln.startswith("Because")), None) \
-                or next((ln for ln in lines if ln.startswith("error:")), None) \
-                or (lines[-1] if lines else f"exit {result.exit_code}")
+            because = next((i for i, ln in enumerate(lines) if ln.startswith("Because")), None)
+            if because is not None:  # uv wraps its explanation over several lines: join the sentence
+                sentence = [lines[because]]
+                for ln in lines[because + 1:]:
+                    if ln.startswith(("hint:", "help:", "error:", "warning:")):
+                        break
+                    sentence.append(ln)
+                reason = " ".join(sentence)
+            else:
+                reason = next((ln for ln in lines if ln.startswith("error:")), None) \
+                    or (lines[-1] if lines else f"exit {result.exit_code}")
             what = "installing " + " ".join(a for a in cmd if "==" in a or a.endswith(".whl")) if "install" in cmd else "creating the virtualenv"
             raise XlakbError(f"{what} failed: {reason}")
 
