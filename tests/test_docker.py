@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import textwrap
 import threading
 import time
@@ -598,3 +599,36 @@ def test_wheelhouse_filled_once_from_the_index(kb, tmp_path, monkeypatch, docker
         assert len(seen) == fetched  # rebuilt from the wheelhouse: the index was not asked again
     finally:
         server.shutdown()
+
+
+def test_docker_runner_from_an_environment_made_by_uv(kb, tmp_path, docker_env, docker_client):
+    """xlakb installed by uv into a virtualenv uv made (no pip of its own): the Docker runner still fills its
+    wheelhouse from an index, because pip comes in as a dependency of xlakb."""
+    from xlakb.envs.uv import find_uv
+
+    repo = Path(__file__).resolve().parent.parent
+    venv = tmp_path / "venv"
+    env = {**os.environ, "PIP_CONFIG_FILE": os.devnull}
+    env.pop("PIP_FIND_LINKS", None)
+    env.pop("VIRTUAL_ENV", None)
+    uv = find_uv()
+    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True, env=env)
+    python = venv / "bin" / "python"
+    assert subprocess.run([str(python), "-c", "import pip"], capture_output=True).returncode != 0  # uv makes no pip
+    r = subprocess.run([uv, "pip", "install", "-q", "--python", str(python), str(repo)], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    house = tmp_path / "dist"
+    wheels = [fake_torch_xla(house, "2.8.0", bug="present"), fake_torch(house, "2.8.0")]
+    server, url, seen = _serve_index(tmp_path / "index", wheels)
+    try:
+        fake_record(kb)
+        r = subprocess.run([str(venv / "bin" / "xlakb"), "--root", str(kb), "repro", "fake-bug", "--torch-xla", "2.8.0",
+                            "--runner", "docker", "--index-url", url, "--expect", "reproduced"], capture_output=True, text=True, env=env)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "fake-bug on torch_xla 2.8.0: reproduced" in r.stdout
+        assert "No module named pip" not in r.stderr and seen  # the wheels came from the index, through pip
+    finally:
+        server.shutdown()
+        for image in docker_client.images.list(filters={"label": ["xlakb=1", "xlakb.kind=env"]}):
+            if url in (image.labels or {}).get("xlakb.info", ""):
+                docker_client.images.remove(image.id, force=True)

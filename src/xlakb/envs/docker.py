@@ -10,7 +10,8 @@ reported in ``RunResult.note`` so the verdict is "error", never "bad".
 
 What is cached where:
 
-* ``<cache>/wheelhouse/``: wheels the host downloads once (``pip download`` for
+* ``<cache>/wheelhouse/``: wheels the host downloads once (``pip download``, pip being a
+  dependency of xlakb, run by xlakb's own interpreter, for
   manylinux/CPython ``spec.python``) and every build container reads, mounted
   read-only; ``.sets/<hash>.json`` records that a requirement set is complete.
   Specs with ``--index-url none`` install from their ``find_links`` folders
@@ -479,7 +480,7 @@ class DockerBackend:
             if complete():
                 return house
             before = {p.name for p in house.glob("*.whl")}
-            cmd = [sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "--progress-bar", "off",
+            cmd = [*pip_command(), "download", "--disable-pip-version-check", "--progress-bar", "off",
                    "--only-binary=:all:", "--implementation", "cp", "--python-version", spec.python,
                    "-d", str(house)]
             for tag in ("manylinux_2_28", "manylinux2014", "manylinux2010", "manylinux1"):  # pip does not widen these itself
@@ -725,6 +726,17 @@ def gc(client=None, *, labels: Mapping[str, str] | None = None, base: bool = Fal
         except docker.errors.NotFound:
             pass
     return counts
+
+
+def pip_command() -> list[str]:
+    """pip as a module of xlakb's own interpreter: pip is a declared dependency of xlakb (an
+    environment made by uv or pipx has no pip of its own), so it is there however xlakb was installed."""
+    import importlib.util
+
+    if importlib.util.find_spec("pip") is None:
+        raise XlakbError(f"pip, a dependency of xlakb, is missing from {sys.prefix}; the Docker runner downloads wheels with it",
+                         hint="reinstall xlakb with its dependencies (pip install xlakb / uv pip install xlakb), or use --runner uv")
+    return [sys.executable, "-m", "pip"]
 
 
 def _bind(source: str, target: str):
