@@ -44,7 +44,7 @@ class FakeXla:
         c5  2024-01-06  Bump build (#105)                   setup.py
         c6  2024-01-07 09h  Drop utils (#106)              torch_xla/utils.py deleted, __init__.py
         c7  2024-01-07 18h  Revert "Fix foo in xla_model (#101)" (#107)
-        c8  2024-01-08  Pin deps (#108)                     requirements.txt, torch_xla/__init__.py
+        c8  2024-01-08  Pin deps (#108)                     .torch_commit, torch_xla/__init__.py
 
     release branch r0.2 from c5: r1 2024-01-09 "Drop utils (#106) (cherry-pick)" tagged v0.2.
     side branch from m4: s1 with a different torch_xla/utils.py (not merged).
@@ -94,7 +94,7 @@ class FakeXla:
         self.commit("c7", 'Revert "Fix foo in xla_model (#101)" (#107)', "2024-01-07",
                     {"torch_xla/core/xla_model.py": "def foo():\n    return 1\n"}, hour=18)
         self.commit("c8", "Pin deps (#108)", "2024-01-08",
-                    {"requirements.txt": "numpy<2\n",
+                    {".torch_commit": "0123abcd\n",
                      "torch_xla/__init__.py": "VALUE = 'c8'\nfrom .version import __version__\n"})
         # release branch from c5 with a cherry-pick, tagged
         release = self.repo.create_head("r0.2", self.sha["c5"])
@@ -254,16 +254,29 @@ def test_bare_clones(fake, tmp_path):
         (".bazelrc", "native"),
         ("openxla_patches/gpu_race.diff", "native"),
         ("CMakeLists.txt", "native"),
-        ("requirements.txt", "native"),
-        ("infra/ansible/config/vars.yaml", "native"),
-        ("scripts/gen_lazy_tensor.py", "native"),
+        (".torch_commit", "native"),
+        ("build_util.py", "native"),
         ("codegen/xla_native_functions.yaml", "native"),
+        ("codegen/lazy_tensor_generator.py", "native"),
+        ("third_party/xla_client/patches/cache.diff", "native"),
+        # what never reaches the compiled extension, whatever its extension
+        ("requirements.txt", "irrelevant"),
+        ("requirements_lock_3_11.txt", "irrelevant"),
+        ("pyproject.toml", "irrelevant"),
+        ("infra/ansible/config/vars.yaml", "irrelevant"),
+        ("infra/tpu-pytorch-releases/artifacts.auto.tfvars", "irrelevant"),
+        ("scripts/gen_lazy_tensor.py", "irrelevant"),
+        ("benchmarks/torchbench_model.py", "irrelevant"),
+        ("benchmarks/patches/mismatched_batch_size.patch", "irrelevant"),
+        ("plugins/cuda/BUILD", "irrelevant"),
+        ("docs/source/conf.py", "irrelevant"),
+        ("configuration.yaml", "irrelevant"),
         ("test/test_operations.py", "irrelevant"),
         ("test/cpp/test_tensor.cpp", "irrelevant"),
         ("docs/source/learn/troubleshoot.md", "irrelevant"),
         ("README.md", "irrelevant"),
         (".github/workflows/build_and_test.yml", "irrelevant"),
-        ("torchax/torchax/ops.py", "native"),  # another package: not an overlay, be safe
+        ("torchax/torchax/ops.py", "irrelevant"),  # another package, another wheel
     ],
 )
 def test_classify_path(path, kind):
@@ -276,7 +289,7 @@ def test_changed_and_native_paths(fake):
     assert native_changes(fake.path, s["c0"], s["c2"]) == ["torch_xla/csrc/tensor.cpp"]
     assert changed_paths(fake.path, s["c2"], s["m4"]) == ["docs/foo.md", "test/test_foo.py", "torch_xla/utils.py"]
     assert native_changes(fake.path, s["c2"], s["m4"]) == []
-    assert native_changes(fake.path, s["m4"], s["c8"]) == ["requirements.txt", "setup.py"]
+    assert native_changes(fake.path, s["m4"], s["c8"]) == [".torch_commit", "setup.py"]
     # symmetric, and named refs work
     assert native_changes(fake.path, "v0.1", s["c0"]) == ["torch_xla/csrc/tensor.cpp"]
 
@@ -294,7 +307,7 @@ def test_is_python_only(fake, name, python_only):
 def test_nearest_base_prefers_fewest_native_differences(fake):
     s = fake.sha
     bases = {"0.1": s["c2"], "0.2": s["r1"], "gone": "f" * 40}
-    # c8 differs from r1 (branched at c5) only in python + requirements.txt; from c2 also in setup.py
+    # c8 differs from r1 (branched at c5) only in python + .torch_commit; from c2 also in setup.py
     assert nearest_base(fake.path, s["c8"], bases) == "0.2"
     # c3 has the tensor.cpp of c2 but not the setup.py of r1
     assert nearest_base(fake.path, s["c3"], bases) == "0.1"

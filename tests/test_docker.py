@@ -632,3 +632,25 @@ def test_docker_runner_from_an_environment_made_by_uv(kb, tmp_path, docker_env, 
         for image in docker_client.images.list(filters={"label": ["xlakb=1", "xlakb.kind=env"]}):
             if url in (image.labels or {}).get("xlakb.info", ""):
                 docker_client.images.remove(image.id, force=True)
+
+
+def test_env_list_and_prune_cover_docker_images(tmp_path, docker_env, docker_client, backend):
+    """Docker environments are in `xlakb env list` (their own layer's size) and pruned like uv's, never in use."""
+    from xlakb.envs.cache import in_use, list_entries
+
+    house = tmp_path / "house"
+    fake_torch_xla(house, "2.7.0")
+    fake_torch(house, "2.7.0")
+    prepared = backend.ensure(EnvSpec("3.11", ("torch_xla==2.7.0", "torch==2.7.0"), (str(house),), "none"))
+    volume = docker_client.volumes.create(f"xlakb-test-vol-{RUN_ID}", labels={"xlakb": "1", **TEST_LABEL})
+    entries, notes = list_entries([backend])
+    mine = next(e for e in entries if e.key == prepared.key)
+    assert not notes and mine.runner == "docker" and mine.kind == "env"
+    assert "torch==2.7.0 torch_xla==2.7.0" == mine.holds and 0 < mine.size < docker_client.images.get(prepared.location).attrs["Size"]
+    assert any(e.kind == "volume" and e.key == f"volume:{volume.name}" for e in entries)
+    with in_use(backend.cache, "docker", [prepared.key]):
+        assert next(e for e in list_entries([backend])[0] if e.key == prepared.key).in_use
+        assert backend.remove(prepared.key) is False
+        docker_client.images.get(prepared.location)  # still there
+    assert backend.remove(prepared.key) is True and backend.remove(f"volume:{volume.name}") is True
+    assert not [e for e in list_entries([backend])[0] if e.key in (prepared.key, f"volume:{volume.name}")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as _dt
 import os
 import shlex
@@ -392,18 +393,69 @@ def cmd_releases(args) -> int:
     return 0
 
 
-def cmd_env(args) -> int:
-    from .envs.uv import UvBackend
+def _env_backends(which: str) -> list:
+    """The backends whose caches `xlakb env` looks at (Docker's only when asked or when a daemon answers)."""
+    from .envs import backend_class
 
-    backend = UvBackend()
-    envs = backend.list()
+    names = ["uv", "docker"] if which == "all" else [which]
+    out = []
+    for name in names:
+        backend = backend_class(name)()
+        if name == "docker" and which == "all" and backend.available() is not None:
+            continue  # no daemon: nothing of Docker's to list here
+        out.append(backend)
+    return out
+
+
+def _ago(stamp: float) -> str:
+    if not stamp:
+        return "never"
+    seconds = max(0.0, time.time() - stamp)
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f} {unit} ago"
+    return "just now"
+
+
+def cmd_env(args) -> int:
+    from .envs import cache_dir
+    from .envs.cache import human_size, list_entries, parse_age, parse_size, plan_prune, remove_entries
+
+    backends = _env_backends(args.runner)
+    entries, notes = list_entries(backends)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
     if args.action == "list":
-        for info in envs:
-            print(f"{info['key']}  {' '.join(info['spec']['requirements'])}")
-        print(f"{len(envs)} environment(s) in {backend.root}")
-    elif args.action == "prune":
-        removed = sum(backend.remove(info["key"]) for info in envs)
-        print(f"removed {removed} environment(s) from {backend.root}")
+        if args.json:
+            import json
+
+            print(json.dumps([dataclasses.asdict(e) for e in entries], indent=1))
+            return 0
+        rows = sorted(entries, key=lambda e: -e.last_used)
+        for e in rows:
+            flag = "  [in use]" if e.in_use else ""
+            print(f"{e.runner:<6} {e.key:<20} {e.kind:<8} {human_size(e.size):>10}  {_ago(e.last_used):<12} {e.holds}{flag}")
+        total = sum(e.size for e in entries)
+        print(f"{len(entries)} environment(s), {human_size(total)} on disk (hard links counted once) under {cache_dir() / 'envs'}")
+        return 0
+    if not (args.max_size or args.older_than or args.all):
+        raise XlakbError("say what to prune", hint="--max-size SIZE (e.g. 40G), --older-than AGE (e.g. 30d), or --all")
+    chosen = plan_prune(entries, max_size=parse_size(args.max_size) if args.max_size else None,
+                        older_than=parse_age(args.older_than) if args.older_than else None, remove_all=args.all)
+    if args.dry_run:
+        for e in chosen:
+            print(f"would remove {e.runner} {e.key} ({e.kind}, {human_size(e.size)}, last used {_ago(e.last_used)}): {e.holds}")
+        print(f"{len(chosen)} environment(s), {human_size(sum(e.size for e in chosen))} would be freed")
+        return 0
+    removed, skipped = remove_entries(backends, chosen)
+    for e in removed:
+        print(f"removed {e.runner} {e.key} ({e.kind}, {human_size(e.size)}, last used {_ago(e.last_used)}): {e.holds}")
+    for e in skipped:
+        print(f"kept {e.runner} {e.key}: in use")
+    in_use = [e for e in entries if e.in_use]
+    left = sum(e.size for e in entries) - sum(e.size for e in removed)
+    print(f"removed {len(removed)} environment(s), {human_size(sum(e.size for e in removed))} freed; "
+          f"{human_size(left)} left" + (f" ({len(in_use)} in use, never removed)" if in_use else ""))
     return 0
 
 
@@ -492,8 +544,17 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--index-url")
     sp.set_defaults(func=cmd_releases)
 
-    sp = sub.add_parser("env", help="cached environments")
+    sp = sub.add_parser("env", help="cached environments: list them, or prune them (least recently used first)",
+                        description="Environments of every runner in the cache: key, what it holds, size on disk "
+                                    "(hard links counted once), last use. Pruning never removes one in use. "
+                                    "Set XLAKB_CACHE_MAX_SIZE (e.g. 40G) and the cache keeps itself under that size.")
     sp.add_argument("action", choices=["list", "prune"])
+    sp.add_argument("--runner", choices=["all", "uv", "docker"], default="all", help="whose environments (default: all)")
+    sp.add_argument("--max-size", metavar="SIZE", help="prune: remove the least recently used until the cache is at most SIZE (40G, 500M)")
+    sp.add_argument("--older-than", metavar="AGE", help="prune: remove what was not used for AGE (30d, 12h, 2w)")
+    sp.add_argument("--all", action="store_true", help="prune: remove every environment not in use")
+    sp.add_argument("--dry-run", action="store_true", help="prune: only say what would be removed")
+    sp.add_argument("--json", action="store_true", help="list: as JSON")
     sp.set_defaults(func=cmd_env)
 
     sp = sub.add_parser("gc", help="remove the Docker containers, volumes and images xlakb made")

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from .candidates import Candidate
 from .envs import Backend, EnvSpec, cache_dir
+from .envs.cache import cap_from_environment, enforce_cap, in_use
 from .errors import XlakbError
 from .proc import RunResult
 from .progress import NullProgress, Progress
@@ -202,11 +203,17 @@ def probe(
         hit = cache.get(key)
         if hit is not None:
             return hit
-    prepared = backend.ensure(spec, progress)
     stamp = time.strftime("%Y%m%dT%H%M%S")
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", candidate.label)
     log_path = (log_dir or cache_dir() / "logs") / record.id / f"{stamp}-{safe}-{os.getpid()}.log"
-    result = backend.run(prepared, script, env=run_env(record), timeout=record.timeout, log_path=log_path)
+    cap = cap_from_environment()
+    asked = time.time()
+    keys = [spec.key()] + ([spec.base().key()] if spec.overlay else [])
+    with in_use(backend.cache, backend.name, keys):  # `xlakb env prune` and the size cap leave it alone
+        prepared = backend.ensure(spec, progress)
+        result = backend.run(prepared, script, env=run_env(record), timeout=record.timeout, log_path=log_path)
+        if cap is not None and float(prepared.info.get("built_at") or 0) >= asked:  # a new environment: keep the cap
+            enforce_cap(backend, cap, keep=keys, progress=progress)
     verdict, detail = classify(result, record.signatures)
     probe_result = ProbeResult(
         record=record.id,

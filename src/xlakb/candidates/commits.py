@@ -58,36 +58,32 @@ _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # --------------------------------------------------------------------------- path rules
 #: How a changed path counts, first match wins (a glob without "/" matches the
 #: file name in any directory; "**" spans directories).  "python": pure Python of the
-#: torch_xla package, carried by an overlay.  "irrelevant": not shipped in the
-#: package and not used to build it (tests, docs, CI).  Everything else is
-#: "native": it changes the binary build or how it is built/pinned, so an
-#: overlay on an older binary cannot reproduce it.
+#: torch_xla package, carried by an overlay.  "native": changes the compiled extension
+#: (_XLAC): its C/C++ sources and headers, the Bazel build (BUILD, WORKSPACE with the XLA
+#: pin, .bzl, patches applied to XLA), the code generator that writes C++ at build time,
+#: the torch pin and setup.py.  Everything else never reaches the wheel's binary (docs,
+#: tests, CI, infra/ and ansible configs, benchmarks, scripts, other packages):
+#: "irrelevant", whatever its extension.
 PATH_RULES: tuple[tuple[str, str, str], ...] = (
     # (glob on the repo-relative path, kind, why)
     ("torch_xla/*.py", "python", "Python source of the torch_xla package"),
     ("torch_xla/**/*.py", "python", "Python source of the torch_xla package"),
-    ("*.md", "irrelevant", "documentation"),
-    ("*.rst", "irrelevant", "documentation"),
-    ("torch_xla/**", "native", "non-Python file inside the package (C++ in csrc/, data...)"),
-    ("setup.py", "native", "builds the wheel"),
+    ("torch_xla/csrc/**", "native", "sources of the compiled extension"),
     ("test/**", "irrelevant", "tests"),
     ("tests/**", "irrelevant", "tests"),
     ("docs/**", "irrelevant", "documentation"),
+    ("infra/**", "irrelevant", "CI infrastructure (terraform, ansible)"),
+    ("benchmarks/**", "irrelevant", "benchmarks"),
+    ("examples/**", "irrelevant", "examples"),
+    ("contrib/**", "irrelevant", "notebooks and examples"),
+    ("experimental/**", "irrelevant", "reference models outside the package"),
+    ("docker/**", "irrelevant", "container recipes for CI and users"),
+    ("scripts/**", "irrelevant", "developer scripts"),
+    ("plugins/**", "irrelevant", "separate plugin wheels"),
+    ("torchax/**", "irrelevant", "a separate package"),
     (".github/**", "irrelevant", "CI configuration"),
     (".circleci/**", "irrelevant", "CI configuration"),
     (".devcontainer/**", "irrelevant", "editor configuration"),
-    (".vscode/**", "irrelevant", "editor configuration"),
-    ("contrib/**", "irrelevant", "notebooks and examples"),
-    ("examples/**", "irrelevant", "examples"),
-    ("benchmarks/**", "irrelevant", "benchmarks"),
-    ("infra/terraform_modules/**", "irrelevant", "CI cluster definitions"),
-    ("experimental/**", "irrelevant", "reference models outside the package"),
-    ("docker/**", "irrelevant", "container recipes for CI and users"),
-    ("LICENSE", "irrelevant", "legal"),
-    ("CODEOWNERS", "irrelevant", "repository metadata"),
-    (".gitignore", "irrelevant", "repository metadata"),
-    (".clang-format", "irrelevant", "formatter configuration"),
-    (".style.yapf", "irrelevant", "formatter configuration"),
     ("*.cpp", "native", "C++ source"),
     ("*.cc", "native", "C++ source"),
     ("*.c", "native", "C source"),
@@ -98,14 +94,20 @@ PATH_RULES: tuple[tuple[str, str, str], ...] = (
     ("BUILD", "native", "Bazel"),
     ("*.BUILD", "native", "Bazel"),
     ("BUILD.bazel", "native", "Bazel"),
-    ("WORKSPACE", "native", "Bazel"),
+    ("WORKSPACE", "native", "Bazel workspace, holds the XLA pin"),
     ("*.bzl", "native", "Bazel"),
     (".bazelrc", "native", "Bazel"),
     (".bazelversion", "native", "Bazel"),
+    ("openxla_patches/**", "native", "patches applied to XLA at build time"),
+    ("third_party/**/*.diff", "native", "patches applied at build time"),
+    ("third_party/**/*.patch", "native", "patches applied at build time"),
+    ("codegen/**", "native", "generates C++ sources at build time"),
+    (".torch_commit", "native", "the torch pin"),
+    (".torch_pin", "native", "the torch pin"),
+    ("setup.py", "native", "builds the wheel"),
+    ("build_util.py", "native", "builds the wheel"),
     ("CMakeLists.txt", "native", "CMake"),
     ("*.cmake", "native", "CMake"),
-    ("requirements*.txt", "native", "pinned dependencies"),
-    ("pyproject.toml", "native", "build configuration"),
 )
 
 
@@ -137,11 +139,11 @@ def _glob_match(path: str, pattern: str) -> bool:
 
 def classify_path(path: str) -> str:
     """"python", "irrelevant" or "native" for a repo-relative path (see :data:`PATH_RULES`;
-    anything unmatched is "native", the safe side)."""
+    anything unmatched does not reach the compiled extension: "irrelevant")."""
     for pattern, kind, _why in PATH_RULES:
         if _glob_match(path, pattern):
             return kind
-    return "native"
+    return "irrelevant"
 
 
 # --------------------------------------------------------------------------- repository

@@ -14,11 +14,14 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping, Protocol
+from typing import TYPE_CHECKING, Callable, Mapping, Protocol
 
 from ..errors import XlakbError
 from ..proc import RunResult
 from ..progress import Progress
+
+if TYPE_CHECKING:
+    from .cache import Entry
 
 ENV_FORMAT = 1  # bump when the on-disk layout of an environment changes
 
@@ -87,6 +90,7 @@ class Backend(Protocol):
     """What every runner backend provides."""
 
     name: str
+    cache: Path  # xlakb's cache root the backend keeps its environments under
 
     def available(self) -> str | None:
         """None when the backend can be used here at all (uv found, a Docker daemon answers), else a one-line reason."""
@@ -111,7 +115,10 @@ class Backend(Protocol):
         """Run ``script`` with the environment's python; kill everything on timeout."""
 
     def remove(self, key: str) -> bool:
-        """Delete a cached environment; True when something was removed."""
+        """Delete a cached environment unless it is in use; True when something was removed."""
+
+    def entries(self, seen: set | None = None) -> list["Entry"]:
+        """What this backend keeps in the cache, with sizes and last use (:mod:`xlakb.envs.cache`)."""
 
 
 #: name -> "module:class", imported on first use (the Docker SDK is only loaded when asked for)

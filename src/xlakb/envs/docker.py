@@ -54,7 +54,8 @@ from .. import proc
 from ..errors import XlakbError
 from ..progress import NullProgress, Progress
 from . import EnvSpec, Prepared, cache_dir
-from .uv import MARKER, _HEALTH, find_uv, pinned_names
+from .cache import Entry, disk_usage, exclusive, is_in_use, touch
+from .uv import MARKER, _HEALTH, _short_req, find_uv, pinned_names
 
 DEFAULT_IMAGE = "python:3.11-slim"
 ENV_REPOSITORY = "xlakb-env"
@@ -530,6 +531,9 @@ class DockerBackend:
 
         script = Path(script).resolve()
         argv = (prepared.python, f"{REPRO_DIR}/{script.name}")
+        touch(self._used_file(prepared.key))
+        if prepared.spec.overlay:
+            touch(self._used_file(prepared.spec.base().key()))
         # a private copy of the reproducer, readable by the container's user whatever the host's umask
         stage = self.cache / "docker-run" / uuid.uuid4().hex
         stage.mkdir(parents=True)
@@ -665,19 +669,35 @@ class DockerBackend:
             pass
 
     # -- housekeeping ----------------------------------------------------------------
+    def _used_file(self, key: str) -> Path:
+        return self.root / "used" / key
+
     def remove(self, key: str) -> bool:
-        removed = False
-        for image in self.client.images.list(filters={"label": [f"{LABEL}=1", "xlakb.kind=env", f"xlakb.key={key}"]}):
-            for tag in image.tags or [image.id]:
+        """Remove an environment's image and overlay folder unless a probe is using it."""
+        import docker.errors
+
+        with exclusive(self.cache, self.name, key) as free:
+            if not free or self.client.containers.list(filters={"label": [f"{LABEL}=1", "xlakb.kind=probe", f"xlakb.key={key}"]}):
+                return False
+            removed = False
+            for image in self.client.images.list(filters={"label": [f"{LABEL}=1", "xlakb.kind=env", f"xlakb.key={key}"]}):
+                for tag in image.tags or [image.id]:
+                    try:
+                        self.client.images.remove(tag, force=True)
+                        removed = True
+                    except docker.errors.APIError:
+                        pass
+            where = self.root / key
+            if where.exists():
+                shutil.rmtree(where)
+                removed = True
+            self._used_file(key).unlink(missing_ok=True)
+            if key.startswith("volume:"):
                 try:
-                    self.client.images.remove(tag, force=True)
+                    self.client.volumes.get(key.split(":", 1)[1]).remove()
                     removed = True
-                except Exception:
+                except docker.errors.APIError:
                     pass
-        where = self.root / key
-        if where.exists():
-            shutil.rmtree(where)
-            removed = True
         return removed
 
     def list(self) -> list[dict]:
@@ -690,6 +710,73 @@ class DockerBackend:
             info["image"] = (image.tags or [image.id])[0]
             out.append(info)
         return out
+
+    def entries(self, seen: set | None = None) -> list[Entry]:
+        """Environment images (their own layer: the base image's size is not counted again), overlay
+        folders on the host, and volumes xlakb made."""
+        seen = set() if seen is None else seen
+        out: list[Entry] = []
+        base_sizes: dict[str, int] = {}
+        for image in self.client.images.list(filters={"label": [f"{LABEL}=1", "xlakb.kind=env"]}):
+            labels = image.labels or {}
+            key = labels.get("xlakb.key", image.id)
+            try:
+                info = json.loads(labels.get("xlakb.info", "{}"))
+            except ValueError:
+                info = {}
+            base_id = labels.get("xlakb.base", "")
+            if base_id not in base_sizes:
+                try:
+                    base_sizes[base_id] = int(self.client.images.get(base_id).attrs.get("Size", 0)) if base_id else 0
+                except Exception:
+                    base_sizes[base_id] = 0
+            size = max(0, int(image.attrs.get("Size", 0)) - base_sizes[base_id])
+            holds = " ".join(_short_req(r) for r in (info.get("spec") or {}).get("requirements", []))
+            out.append(Entry(self.name, key, "env", holds or "(unknown)", size, self._last_used(key, info.get("built_at")),
+                             self._busy(key), (image.tags or [image.id])[0]))
+        if self.root.is_dir():
+            for where in sorted(p for p in self.root.iterdir() if p.is_dir() and p.name not in ("used",)):
+                try:
+                    info = json.loads((where / MARKER).read_text())
+                except (OSError, ValueError):
+                    info = None
+                spec = (info or {}).get("spec") or {}
+                kind = "overlay" if info else "partial"
+                holds = (f"torch_xla/*.py of {spec['overlay'][1][:10]}" if info and spec.get("overlay")
+                         else "(half-built, no marker)")
+                out.append(Entry(self.name, where.name, kind, holds, disk_usage(where, seen),
+                                 self._last_used(where.name, (info or {}).get("built_at") or where.stat().st_mtime),
+                                 self._busy(where.name), str(where)))
+        try:
+            volumes = {v["Name"]: v for v in (self.client.df().get("Volumes") or [])}
+        except Exception:
+            volumes = {}
+        for volume in self.client.volumes.list(filters={"label": f"{LABEL}=1"}):
+            usage = (volumes.get(volume.name) or {}).get("UsageData") or {}
+            created = volume.attrs.get("CreatedAt", "")
+            out.append(Entry(self.name, f"volume:{volume.name}", "volume", f"docker volume {volume.name}",
+                             max(0, int(usage.get("Size", 0) or 0)), self._last_used(f"volume:{volume.name}", _epoch(created)),
+                             int(usage.get("RefCount", 0) or 0) > 0, volume.name))
+        return out
+
+    def _last_used(self, key: str, fallback: float | None) -> float:
+        try:
+            return self._used_file(key).stat().st_mtime
+        except OSError:
+            return float(fallback or 0.0)
+
+    def _busy(self, key: str) -> bool:
+        return is_in_use(self.cache, self.name, key) or bool(
+            self.client.containers.list(filters={"label": [f"{LABEL}=1", "xlakb.kind=probe", f"xlakb.key={key}"]}))
+
+
+def _epoch(stamp: str) -> float:
+    import datetime as _dt
+
+    try:
+        return _dt.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
 
 
 def gc(client=None, *, labels: Mapping[str, str] | None = None, base: bool = False) -> dict:

@@ -29,8 +29,10 @@ from .. import proc
 from ..errors import XlakbError
 from ..progress import NullProgress, Progress
 from . import EnvSpec, Prepared, cache_dir
+from .cache import Entry, disk_usage, exclusive, is_in_use, touch
 
 MARKER = "xlakb-env.json"
+LAST_USED = ".last-used"  # its mtime: when the environment was last used (xlakb env list/prune)
 
 _HEALTH = r"""
 import json, sys
@@ -85,7 +87,8 @@ class UvBackend:
     name = "uv"
 
     def __init__(self, root: Path | None = None) -> None:
-        self.root = (root or cache_dir()) / "envs" / "uv"
+        self.cache = root or cache_dir()
+        self.root = self.cache / "envs" / "uv"
 
     def available(self) -> str | None:
         try:
@@ -114,6 +117,7 @@ class UvBackend:
         if not python.exists() or info.get("key") != spec.key():
             return None
         extra = (str(where / "overlay"),) if spec.overlay else ()
+        touch(where / LAST_USED)
         return Prepared(self.name, spec.key(), spec, str(where), str(python), extra, info)
 
     def ensure(self, spec: EnvSpec, progress: Progress | None = None) -> Prepared:
@@ -232,6 +236,7 @@ class UvBackend:
         log_path: Path,
         on_line: Callable[[str], None] | None = None,
     ) -> proc.RunResult:
+        touch(Path(prepared.location) / LAST_USED)
         full = dict(env)
         full["VIRTUAL_ENV"] = str(Path(prepared.python).parent.parent)
         full["PATH"] = f"{Path(prepared.python).parent}{os.pathsep}{full.get('PATH', os.defpath)}"
@@ -240,10 +245,22 @@ class UvBackend:
         return proc.run([prepared.python, str(script)], env=full, cwd=script.parent, timeout=timeout, log_path=log_path, on_line=on_line)
 
     def remove(self, key: str) -> bool:
+        """Delete one environment unless a probe is using or building it; True when something was removed."""
         where = self.root / key
         if not where.exists():
             return False
-        shutil.rmtree(where)
+        with exclusive(self.cache, self.name, key) as free:
+            if not free:
+                return False
+            build = FileLock(str(self.root / f"{key}.lock"))
+            try:
+                build.acquire(timeout=0)
+            except TimeoutError:
+                return False  # being built right now
+            try:
+                shutil.rmtree(where)
+            finally:
+                build.release()
         return True
 
     def list(self) -> list[dict]:
@@ -256,3 +273,36 @@ class UvBackend:
             except (OSError, ValueError):
                 continue
         return out
+
+    def entries(self, seen: set | None = None) -> list[Entry]:
+        """Every environment folder, complete or half-built, with its size and last use."""
+        seen = set() if seen is None else seen
+        out = []
+        if not self.root.is_dir():
+            return out
+        for where in sorted(p for p in self.root.iterdir() if p.is_dir() and not p.is_symlink()):
+            key = where.name
+            try:
+                info = json.loads((where / MARKER).read_text())
+            except (OSError, ValueError):
+                info = None
+            spec = (info or {}).get("spec") or {}
+            if info is None:
+                kind, holds = "partial", "(half-built, no marker)"
+            elif spec.get("overlay"):
+                base = EnvSpec(spec["python"], tuple(spec["requirements"]), tuple(spec.get("find_links") or ()),
+                               spec.get("index_url")).key()
+                kind, holds = "overlay", f"torch_xla/*.py of {spec['overlay'][1][:10]} over {base}"
+            else:
+                kind, holds = "env", " ".join(_short_req(r) for r in spec.get("requirements", []))
+            try:
+                last = (where / LAST_USED).stat().st_mtime
+            except OSError:
+                last = (info or {}).get("built_at") or where.stat().st_mtime
+            out.append(Entry(self.name, key, kind, holds, disk_usage(where, seen), float(last),
+                             is_in_use(self.cache, self.name, key), str(where)))
+        return out
+
+
+def _short_req(req: str) -> str:
+    return Path(req).name if req.endswith(".whl") else req
