@@ -16,21 +16,31 @@ from fakewheels import fake_torch, fake_torch_xla  # noqa: E402
 REPO = Path(__file__).resolve().parent.parent
 
 
+def kept_test_cache() -> Path:
+    """The one place where test runs keep downloads a later run reuses on purpose: the real-wheel suites'
+    uv package cache (``uv/``) and the Docker runner's wheelhouse (``wheelhouse/``).  Never the user's caches.
+    ``$XLAKB_TEST_CACHE``, default ``~/.cache/xlakb-tests``; ``rm -rf`` it to start from nothing."""
+    explicit = os.environ.get("XLAKB_TEST_CACHE")
+    return Path(explicit) if explicit else Path.home() / ".cache" / "xlakb-tests"
+
+
 @pytest.fixture(autouse=True)
 def _private_caches(tmp_path_factory, monkeypatch, request):
-    """Point XLAKB_CACHE_DIR (and uv's cache, for hermetic tests) at temporary folders.
+    """Point XLAKB_CACHE_DIR (and uv's cache, for hermetic tests) at temporary folders, removed after the test.
 
-    The real-wheel suite shares one uv cache across tests (``XLAKB_TEST_UV_CACHE``,
-    default a folder under the system temp dir), never the user's."""
+    The real-wheel suites share one uv cache across tests and runs (``kept_test_cache()/uv``), never the user's;
+    the environments a test builds (gigabytes with real torch) go with the test."""
     cache = tmp_path_factory.mktemp("xlakb-cache")
     monkeypatch.setenv("XLAKB_CACHE_DIR", str(cache))
     if request.node.get_closest_marker("realwheels"):
-        monkeypatch.setenv("UV_CACHE_DIR", os.environ.get("XLAKB_TEST_UV_CACHE", "/tmp/xlakb-test-uv-cache"))
+        monkeypatch.setenv("UV_CACHE_DIR", str(kept_test_cache() / "uv"))
     else:
         monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "uv-cache"))
     monkeypatch.setenv("UV_PYTHON_DOWNLOADS", "never")
     monkeypatch.delenv("XLAKB_ROOT", raising=False)
+    monkeypatch.delenv("XLAKB_CACHE_MAX_SIZE", raising=False)
     yield
+    shutil.rmtree(cache, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -522,8 +522,8 @@ def test_gc_removes_what_xlakb_made(tmp_path, docker_env, docker_client, base_im
 def test_real_release_same_verdict_as_uv(which, docker_env, docker_client):
     """A real record on the real releases it claims: the same verdict under both runners.
 
-    The wheels (~4 GB a release) go to a wheelhouse shared by test runs
-    ($XLAKB_TEST_WHEELHOUSE), never the user's; the environment images are removed."""
+    The wheels (~4 GB a release) go to a wheelhouse shared by test runs (``$XLAKB_TEST_CACHE/wheelhouse``),
+    never the user's; the environment images are removed."""
     from xlakb.envs.docker import DockerBackend
     from xlakb.verify import claimed_pair
 
@@ -532,7 +532,9 @@ def test_real_release_same_verdict_as_uv(which, docker_env, docker_client):
     affected, fixed = claimed_pair(record)
     version = affected if which == "affected" else fixed
     expected = Verdict.REPRODUCED if which == "affected" else Verdict.NOT_REPRODUCED
-    house = Path(os.environ.get("XLAKB_TEST_WHEELHOUSE", "/tmp/xlakb-test-wheelhouse"))
+    from conftest import kept_test_cache
+
+    house = kept_test_cache() / "wheelhouse"
     backend = DockerBackend(labels=TEST_LABEL, client=docker_client, wheelhouse=house)
     try:
         under_docker = probe(record, release(version), backend)
