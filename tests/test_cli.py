@@ -152,7 +152,9 @@ def test_matrix_warns_when_measurement_contradicts_claim(kb, wheelhouse):
     data["status"] = "open"
     path.write_text(yaml.safe_dump(data, allow_unicode=True))
     r = xlakb("matrix", "fake-bug", "--versions", "2.6.0", "--runner", "uv", "--find-links", str(wheelhouse), "--index-url", "none", root=kb)
-    assert "warning: 2.6.0: record claims affected, measured not-reproduced" in r.stderr
+    assert "warning: versions.affected: claims 2.6.0 affected ('>=2.6'), measured not-reproduced" in r.stderr
+    assert "warning: status: is open, but the newest measured release 2.6.0 is not-reproduced" in r.stderr
+    assert xlakb("validate", root=kb).returncode == 1  # and validate says so too, from the matrix just written
 
 
 def test_triage_file_stdin_and_languages(kb, tmp_path):

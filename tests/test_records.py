@@ -137,3 +137,37 @@ def test_claims(kb):
     assert rec.claims("2.4.0") is True and rec.claims("2.5.1") is True
     assert rec.claims("2.6.0") is False and rec.claims("2.9.0") is False
     assert rec.claims("2.1.0") is None
+
+
+def test_validate_checks_claims_against_the_measured_matrix(kb):
+    """One line per disagreement between what the record claims and its own bisect/<id>/matrix.json."""
+    import json
+    import subprocess
+    import sys
+
+    from fakewheels import fake_record
+
+    fake_record(kb)  # claims affected >=2.4,<2.6, fixed_in 2.6.0, status fixed
+    rows = {"2.1.0": "untestable", "2.3.0": "reproduced", "2.4.0": "not-reproduced", "2.5.1": "reproduced",
+            "2.6.0": "not-reproduced", "2.7.0": "reproduced"}
+    (kb / "bisect" / "fake-bug").mkdir(parents=True, exist_ok=True)
+    (kb / "bisect" / "fake-bug" / "matrix.json").write_text(json.dumps(
+        {"record": "fake-bug", "kind": "matrix", "results": [{"candidate": v, "kind": "release", "verdict": r} for v, r in rows.items()]}))
+    r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "validate"], capture_output=True, text=True)
+    assert r.returncode == 1
+    lines = r.stdout.splitlines()
+    assert lines == [
+        "issues/fake-bug.yaml:43: versions.affected: 2.3.0 measured reproduced, but is not in affected '>=2.4,<2.6' (bisect/fake-bug/matrix.json)",
+        "issues/fake-bug.yaml:43: versions.affected: claims 2.4.0 affected ('>=2.4,<2.6'), measured not-reproduced (bisect/fake-bug/matrix.json)",
+        "issues/fake-bug.yaml:44: versions.fixed_in: claims 2.7.0 fixed (fixed_in 2.6.0), measured reproduced (bisect/fake-bug/matrix.json)",
+        "issues/fake-bug.yaml:20: status: is fixed, but the newest measured release 2.7.0 is reproduced (bisect/fake-bug/matrix.json)",
+    ], r.stdout
+    # other commands still load the record: a stale claim never hides it from triage or list
+    assert subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "list"], capture_output=True, text=True).returncode == 0
+    (kb / "bisect" / "fake-bug" / "matrix.json").write_text(json.dumps({"results": [
+        {"candidate": v, "kind": "release", "verdict": r} for v, r in {"2.3.0": "not-reproduced", "2.4.0": "reproduced", "2.6.0": "not-reproduced"}.items()]}))
+    r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "validate"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout
+    (kb / "bisect" / "fake-bug" / "matrix.json").write_text("{not json")
+    r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "validate"], capture_output=True, text=True)
+    assert r.returncode == 1 and "bisect/fake-bug/matrix.json: results: cannot read the measured matrix" in r.stdout

@@ -209,8 +209,8 @@ def cmd_matrix(args) -> int:
     if not args.no_save:
         path = save_matrix(root, rec, results, backend.name)
         print(f"\nwritten: {path.relative_to(root)}")
-    for line in disagreements(rec, results):
-        print(f"warning: {line}", file=sys.stderr)
+    for where, line in disagreements(rec, results):
+        print(f"warning: {where}: {line}", file=sys.stderr)
     return 0
 
 

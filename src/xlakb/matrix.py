@@ -31,15 +31,42 @@ def run_matrix(
     return out
 
 
-def disagreements(record: Record, results: list[ProbeResult]) -> list[str]:
-    """Where what was measured contradicts what the record claims."""
-    out = []
+def disagreements(record: Record, results: list[ProbeResult] | list[dict]) -> list[tuple[str, str]]:
+    """Where what was measured on releases contradicts what the record claims: (field, message) pairs,
+    one per disagreement.  ``results`` are probe results or the rows of a ``matrix.json``.
+
+    * a release measured reproduced must be claimed affected (``versions.affected``);
+    * a release claimed affected must not measure not-reproduced;
+    * a release at or after ``fixed_in`` must not measure reproduced (``versions.fixed_in``);
+    * ``status``: "fixed" needs the newest measured release not-reproduced; "open", "workaround-only"
+      and "regressed" need it reproduced."""
+    from packaging.version import InvalidVersion, Version
+
+    rows = []
     for res in results:
-        if res.kind != "release":
+        row = res if isinstance(res, dict) else {"candidate": res.candidate, "kind": res.kind, "verdict": res.verdict.value}
+        if row.get("kind", "release") != "release":
             continue
-        claim = record.claims(res.candidate)
-        if claim is True and res.verdict is Verdict.NOT_REPRODUCED:
-            out.append(f"{res.candidate}: record claims affected, measured not-reproduced")
-        if claim is False and res.verdict is Verdict.REPRODUCED:
-            out.append(f"{res.candidate}: record claims fixed, measured reproduced")
+        try:
+            rows.append((Version(row["candidate"]), row["candidate"], row["verdict"]))
+        except (InvalidVersion, KeyError):
+            continue
+    rows.sort()
+    out: list[tuple[str, str]] = []
+    affected = record.data["versions"]["affected"]
+    for _, label, verdict in rows:
+        claim = record.claims(label)
+        if verdict == Verdict.REPRODUCED.value and claim is False:
+            out.append(("versions.fixed_in", f"claims {label} fixed (fixed_in {record.fixed_in}), measured reproduced"))
+        elif verdict == Verdict.REPRODUCED.value and claim is None:
+            out.append(("versions.affected", f"{label} measured reproduced, but is not in affected {affected!r}"))
+        elif verdict == Verdict.NOT_REPRODUCED.value and claim is True:
+            out.append(("versions.affected", f"claims {label} affected ({affected!r}), measured not-reproduced"))
+    judged = [(label, verdict) for _, label, verdict in rows if verdict in (Verdict.REPRODUCED.value, Verdict.NOT_REPRODUCED.value)]
+    if judged:
+        newest, verdict = judged[-1]
+        if record.status == "fixed" and verdict == Verdict.REPRODUCED.value:
+            out.append(("status", f"is fixed, but the newest measured release {newest} is reproduced"))
+        if record.status in ("open", "workaround-only", "regressed") and verdict == Verdict.NOT_REPRODUCED.value:
+            out.append(("status", f"is {record.status}, but the newest measured release {newest} is not-reproduced"))
     return out

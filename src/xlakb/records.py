@@ -289,8 +289,11 @@ def record_files(root: Path) -> list[Path]:
     return sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml"))
 
 
-def validate(root: Path) -> tuple[list[Record], list[Problem]]:
-    """Check every record under ``root/issues``; return the valid ones and all problems."""
+def validate(root: Path, *, measured: bool = True) -> tuple[list[Record], list[Problem]]:
+    """Check every record under ``root/issues``; return the valid ones and all problems.
+
+    ``measured``: also check each record's claims against its measured matrix (``xlakb validate``);
+    loading records for other commands leaves that out, so a stale claim never hides a record."""
     records: list[Record] = []
     problems: list[Problem] = []
     seen: dict[str, Path] = {}
@@ -306,13 +309,35 @@ def validate(root: Path) -> tuple[list[Record], list[Problem]]:
             problems.append(Problem(rel, _line_of(node, ["id"]), "id", f"duplicate id, also in {seen[data['id']]}"))
             continue
         seen[data["id"]] = rel
-        records.append(Record(path, data))
+        record = Record(path, data)
+        records.append(record)
+        if measured:
+            problems.extend(measured_problems(root, rel, record, node))
     return records, problems
+
+
+def measured_problems(root: Path, rel: Path, record: Record, node: yaml.Node | None) -> list[Problem]:
+    """The record's claims against its own measured matrix (``bisect/<id>/matrix.json``): one problem per
+    disagreement, naming the field of the record and what was measured."""
+    from .matrix import disagreements
+
+    path = root / "bisect" / record.id / "matrix.json"
+    if not path.is_file():
+        return []
+    try:
+        matrix = json.loads(path.read_text("utf-8"))
+        rows = list(matrix["results"])
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as err:
+        return [Problem(path.relative_to(root), None, "results", f"cannot read the measured matrix: {err}")]
+    out = []
+    for where, message in disagreements(record, rows):
+        out.append(Problem(rel, _line_of(node, where.split(".")), where, f"{message} (bisect/{record.id}/matrix.json)"))
+    return out
 
 
 def load_records(root: Path) -> list[Record]:
     """All records, or XlakbError naming the first problem (``xlakb validate`` lists them all)."""
-    records, problems = validate(root)
+    records, problems = validate(root, measured=False)
     if problems:
         more = f" (and {len(problems) - 1} more; run xlakb validate)" if len(problems) > 1 else ""
         raise XlakbError(f"{problems[0]}{more}")
