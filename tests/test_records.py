@@ -171,3 +171,14 @@ def test_validate_checks_claims_against_the_measured_matrix(kb):
     (kb / "bisect" / "fake-bug" / "matrix.json").write_text("{not json")
     r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "validate"], capture_output=True, text=True)
     assert r.returncode == 1 and "bisect/fake-bug/matrix.json: results: cannot read the measured matrix" in r.stdout
+
+
+def test_fixed_in_is_always_a_full_version(kb):
+    import subprocess
+    import sys
+
+    from fakewheels import fake_record
+
+    fake_record(kb, fixed_in="2.6")
+    r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "validate"], capture_output=True, text=True)
+    assert r.returncode == 1 and "versions.fixed_in: '2.6' does not match" in r.stdout
