@@ -145,3 +145,22 @@ def test_home_table_filters_by_status_tag_and_component(browser, server, layout)
     browser.get(f"{server}zh/?status={target['status']}")
     rows = browser.find_elements(By.CSS_SELECTOR, "table.xlakb-records tbody tr")
     assert visible() == {rid for rid, d in records.items() if d["status"] == target["status"]}
+
+
+def test_coverage_heat_map_filters_by_component(browser, server, layout):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(f"{server}coverage/")
+    records = {rid: load(layout, rid) for rid in record_ids(layout)}
+    rows = browser.find_elements(By.CSS_SELECTOR, "table.xlakb-coverage tbody tr[data-id]")
+    assert {r.get_attribute("data-id") for r in rows} == set(records)
+    component = records[SCALAR]["component"]
+    Select(browser.find_element(By.CSS_SELECTOR, "select[data-filter='component']")).select_by_value(component)
+    shown = {r.get_attribute("data-id") for r in rows if r.is_displayed()}
+    assert shown == {rid for rid, d in records.items() if d["component"] == component}
+    assert browser.find_element(By.CSS_SELECTOR, ".xlakb-count-n").text == str(len(shown))
+    groups = browser.find_elements(By.CSS_SELECTOR, "table.xlakb-coverage tr.xlakb-group")
+    assert [g.get_attribute("data-component") for g in groups if g.is_displayed()] == [component]
+    cell = browser.find_element(By.CSS_SELECTOR, f"tr[data-id='{SCALAR}'] td[data-release='2.6.1']")
+    assert cell.value_of_css_property("background-color") != cell.find_element(By.XPATH, "..").value_of_css_property("background-color")

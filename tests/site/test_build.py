@@ -319,3 +319,48 @@ def test_serve_site_serves_the_record_pages(layout, tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def _heat_rows(page: str) -> dict[str, dict[str, str]]:
+    """record id -> {release: verdict} from a coverage heat map ("none" when not measured)."""
+    table = re.search(r'<table class="xlakb-records xlakb-coverage".*?</table>', page, re.S).group(0)
+    out = {}
+    for rid, row in re.findall(r'<tr data-id="([^"]+)"[^>]*>(.*?)</tr>', table, re.S):
+        out[rid] = dict(re.findall(r'data-release="([^"]+)" data-verdict="([^"]+)"', row))
+    return out
+
+
+def test_coverage_heat_map_is_the_measured_matrix(layout, built):
+    """One row per record and one cell per release, coloured by what was measured, grouped by component."""
+    from xlakb.candidates.releases import all_releases
+
+    ids = record_ids(layout)
+    for prefix in ("", "zh/"):
+        page = read(built / prefix / "coverage" / "index.html")
+        rows = _heat_rows(page)
+        assert set(rows) == set(ids)
+        for rid in ids:
+            path = layout / "bisect" / rid / "matrix.json"
+            measured = {r["candidate"]: r["verdict"] for r in json.loads(read(path))["results"]} if path.exists() else {}
+            assert set(all_releases()) <= set(rows[rid])
+            for release, verdict in rows[rid].items():
+                assert verdict == measured.get(release, "none"), (rid, release)
+        groups = re.findall(r'<tr class="xlakb-group" data-component="([^"]+)"', page)
+        assert groups == sorted({load(layout, rid)["component"] for rid in ids})
+    assert "有" in read(built / "zh" / "coverage" / "index.html")  # Chinese short labels on Chinese pages
+
+
+def test_component_pages_in_both_languages(layout, built):
+    records = {rid: load(layout, rid) for rid in record_ids(layout)}
+    for component in {d["component"] for d in records.values()}:
+        mine = {rid for rid, d in records.items() if d["component"] == component}
+        for prefix in ("", "zh/"):
+            page = read(built / prefix / "components" / component / "index.html")
+            assert set(_heat_rows(page)) == mine
+            assert component in h1_text(page)
+    # record pages link to their component's page, the home table carries the same strip
+    rid = SCALAR
+    page = read(built / "records" / rid / "index.html")
+    assert f'href="../../components/{records[rid]["component"]}/"' in page
+    home = read(built / "index.html")
+    assert f'<span class="xlakb-strip xlakb-heatstrip" data-record="{rid}">' in home

@@ -1,4 +1,4 @@
-/* xlakb: filter the records table on the home page by status, component and tag.
+/* xlakb: filter the records table (home page) or the coverage heat map by status, component and tag.
  * The filters are mirrored in the address (?status=fixed&tag=spmd) so a filtered
  * view can be linked to. */
 (function () {
@@ -29,7 +29,7 @@
                  (!want.component || row.dataset.component === want.component) &&
                  (!want.tag || row.dataset.tags.indexOf(" " + want.tag + " ") !== -1);
         row.hidden = !ok;
-        if (ok) shown += 1;
+        if (ok && row.dataset.id) shown += 1;  // group headings (coverage) are not records
       });
       if (count) count.textContent = String(shown);
       var query = new URLSearchParams();

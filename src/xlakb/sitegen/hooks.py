@@ -103,37 +103,46 @@ def on_config(config):
     return config
 
 
-def _page_uri(record_id: str, lang: str) -> str:
-    return f"records/{record_id}.md" if lang == DEFAULT_LANG else f"records/{record_id}.{lang}.md"
+def _page_uri(folder: str, name: str, lang: str) -> str:
+    return f"{folder}/{name}.md" if lang == DEFAULT_LANG else f"{folder}/{name}.{lang}.md"
 
 
-def _make_file(config, record: _data.SiteRecord, lang: str, content: str | None) -> File:
-    """A generated page as mkdocs-static-i18n would have made it from ``records/<id>[.<lang>].md``."""
-    f = File.generated(config, _page_uri(record.id, lang), content=content if content is not None else "")
+def _make_file(config, folder: str, name: str, lang: str, content: str | None) -> File:
+    """A generated page as mkdocs-static-i18n would have made it from ``<folder>/<name>[.<lang>].md``."""
+    f = File.generated(config, _page_uri(folder, name, lang), content=content if content is not None else "")
     prefix = "" if lang == DEFAULT_LANG else f"{lang}/"
-    f.dest_uri = f"{prefix}records/{record.id}/index.html" if config.use_directory_urls \
-        else f"{prefix}records/{record.id}.html"
+    f.dest_uri = f"{prefix}{folder}/{name}/index.html" if config.use_directory_urls \
+        else f"{prefix}{folder}/{name}.html"
     f.url = f.dest_uri[: -len("index.html")] if config.use_directory_urls else f.dest_uri
     f.abs_dest_path = os.path.normpath(os.path.join(config.site_dir, f.dest_uri))
-    f.name = record.id
+    f.name = name
     f.locale = lang
     f.localization = None if lang == DEFAULT_LANG else lang
-    f.norm_src_uri = f"records/{record.id}.md"
+    f.norm_src_uri = f"{folder}/{name}.md"
     return f
+
+
+def _generated_pages(config, lang: str):
+    """(folder, name, markdown) of every generated page in ``lang``: records and components."""
+    contributing = "../contributing.md"  # relative to records/<id>.md
+    records = site_records(config)
+    for record in records:
+        yield "records", record.id, render.record_page(record, lang, contributing)
+    for component in sorted({r.data["component"] for r in records}):
+        yield "components", component, render.component_page(component, records, lang)
 
 
 @event_priority(-200)  # after mkdocs-static-i18n (-100) has rebuilt the file list
 def on_files(files: Files, config) -> Files:
     lang = _lang(config)
     languages = _languages(config)
-    contributing = "../contributing.md"  # relative to records/<id>.md
     added = []
-    for record in site_records(config):
-        page = _make_file(config, record, lang, render.record_page(record, lang, contributing))
+    for folder, name, content in _generated_pages(config, lang):
+        page = _make_file(config, folder, name, lang, content)
         alternates = {lang: page}
         for other in languages:
             if other != lang:
-                alternates[other] = _make_file(config, record, other, None)
+                alternates[other] = _make_file(config, folder, name, other, None)
         page.alternates = alternates
         page.locale_alternate_of = lang
         files.append(page)
@@ -145,11 +154,15 @@ def on_files(files: Files, config) -> Files:
     return files
 
 
-def _record_href(page, config, record_id: str) -> str:
+def _href(page, config, folder: str, name: str) -> str:
     lang = _lang(config)
     prefix = "" if lang == DEFAULT_LANG else f"{lang}/"
-    target = f"{prefix}records/{record_id}/" if config.use_directory_urls else f"{prefix}records/{record_id}.html"
+    target = f"{prefix}{folder}/{name}/" if config.use_directory_urls else f"{prefix}{folder}/{name}.html"
     return get_relative_url(target, page.url)
+
+
+def _record_href(page, config, record_id: str) -> str:
+    return _href(page, config, "records", record_id)
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
@@ -180,9 +193,18 @@ def on_page_context(context, page, config, nav):
     if "<!-- xlakb:" not in content:
         return context
     lang = _lang(config)
+    records = site_records(config)
     if RECORDS_MARKER in content:
-        table = render.records_table(site_records(config), lang, lambda rid: _record_href(page, config, rid))
+        table = render.records_table(records, lang, lambda rid: _record_href(page, config, rid))
         content = content.replace(RECORDS_MARKER, table, 1)
+    if render.COVERAGE_MARKER in content:
+        table = render.coverage_table(records, lang, lambda rid: _record_href(page, config, rid),
+                                      component_href=lambda c: _href(page, config, "components", c))
+        content = content.replace(render.COVERAGE_MARKER, table, 1)
+    if render.COMPONENT_MARKER in content and page.file.src_uri.startswith("components/"):
+        mine = [r for r in records if r.data["component"] == page.file.name]
+        table = render.coverage_table(mine, lang, lambda rid: _record_href(page, config, rid), filters=False)
+        content = content.replace(render.COMPONENT_MARKER, table, 1)
     record = _state["by_id"].get(page.file.name) if page.file.src_uri.startswith("records/") else None
     if record is not None:
         content = content.replace(render.SOURCE_MARKER, _highlighted_source(record, config), 1)

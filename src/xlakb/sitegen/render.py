@@ -94,6 +94,14 @@ UI = {
         "home_th_measured": "Measured", "home_not_measured": "not yet",
         "home_measured": "{n} releases",
         "home_empty": "No records yet.",
+        "home_th_strip": "Measured on each release",
+        "short": {"reproduced": "bug", "not-reproduced": "ok", "untestable": "n/a", "error": "err", "none": ""},
+        "not_measured_cell": "not measured",
+        "coverage_th_record": "Record",
+        "coverage_component": "Component {name}",
+        "component_title": "Component: {name}",
+        "component_intro": "{n} record(s) of the {name} component. Each cell is what the reproducer printed on that torch_xla release.",
+        "component_all": "All components, on every release",
     },
     "zh": {
         "status": {"open": "未修复", "fixed": "已修复", "regressed": "已回归",
@@ -171,6 +179,14 @@ UI = {
         "home_th_measured": "实测", "home_not_measured": "尚未实测",
         "home_measured": "{n} 个版本",
         "home_empty": "还没有记录。",
+        "home_th_strip": "各版本实测",
+        "short": {"reproduced": "有", "not-reproduced": "无", "untestable": "不适用", "error": "错误", "none": ""},
+        "not_measured_cell": "尚未实测",
+        "coverage_th_record": "记录",
+        "coverage_component": "组件 {name}",
+        "component_title": "组件：{name}",
+        "component_intro": "{name} 组件共有 {n} 条记录。每个格子是复现脚本在该 torch_xla 版本上实际运行的结果。",
+        "component_all": "全部组件，所有版本",
     },
 }
 
@@ -292,7 +308,7 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
     out.append(f"# {d['title'][lang]}\n")
     out.append(
         f'<p class="xlakb-meta" data-record="{escape(rid)}">{status_badge(d["status"], lang)} '
-        f'<span class="xlakb-component">{escape(t["component"])}: {_code(d["component"])}</span> '
+        f'<span class="xlakb-component">{escape(t["component"])}: <a href="../../components/{escape(d["component"])}/">{_code(d["component"])}</a></span> '
         f'<span class="xlakb-id">{escape(t["record_id"])}: {_code(rid)}</span></p>\n'
     )
     out.append(d["summary"][lang].strip() + "\n")
@@ -538,6 +554,7 @@ def records_table(records: list[SiteRecord], lang: str, href) -> str:
         + "</form>"
     )
     rows = []
+    releases = releases_shown(records)
     for r in records:
         d = r.data
         m = r.measured.matrix
@@ -556,10 +573,94 @@ def records_table(records: list[SiteRecord], lang: str, href) -> str:
             f"<td>{tag_html}</td>"
             f"<td>{_code(d['versions']['affected'])}</td>"
             f"<td>{escape(d['versions'].get('fixed_in') or '—')}</td>"
-            f"<td>{measured}</td></tr>"
+            f"<td>{measured}<br>{release_strip(r, lang, releases)}</td></tr>"
         )
     head = "".join(f"<th>{escape(t[k])}</th>" for k in (
         "home_th_record", "home_th_status", "home_th_component", "home_th_tags",
         "home_th_affected", "home_th_fixed", "home_th_measured"))
     return (filters + "\n"
             + f'<table class="xlakb-records"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
+
+
+# -- coverage: every record on every release, as measured --------------------------------------
+def releases_shown(records: list[SiteRecord]) -> tuple[str, ...]:
+    """The known releases, plus any other release a matrix measured, oldest first."""
+    seen = set(_known_releases())
+    for r in records:
+        for row in (r.measured.matrix or {}).get("results", []):
+            if row.get("kind", "release") == "release":
+                seen.add(row["candidate"])
+    return tuple(sorted(seen, key=candidate_order))
+
+
+def _measured_by_release(rec: SiteRecord) -> dict[str, dict]:
+    return {row["candidate"]: row for row in (rec.measured.matrix or {}).get("results", [])
+            if row.get("kind", "release") == "release"}
+
+
+def _heat_cell(rec: SiteRecord, release: str, row: dict | None, lang: str, tag: str = "td") -> str:
+    t = UI[lang]
+    verdict = row["verdict"] if row else "none"
+    label = t["verdict"].get(verdict, t["not_measured_cell"])
+    title = f"{release}: {label}" + (f" ({row.get('detail', '')})" if row and row.get("detail") else "")
+    return (f'<{tag} class="xlakb-heat xlakb-verdict-{escape(verdict)}" data-release="{escape(release)}" '
+            f'data-verdict="{escape(verdict)}" title="{escape(title)}">{escape(t["short"].get(verdict, ""))}</{tag}>')
+
+
+def release_strip(rec: SiteRecord, lang: str, releases: tuple[str, ...]) -> str:
+    """One small coloured cell per release (the home table's strip)."""
+    measured = _measured_by_release(rec)
+    cells = "".join(_heat_cell(rec, v, measured.get(v), lang, tag="span") for v in releases)
+    return f'<span class="xlakb-strip xlakb-heatstrip" data-record="{escape(rec.id)}">{cells}</span>'
+
+
+def coverage_table(records: list[SiteRecord], lang: str, href, *, component_href=None, filters: bool = True) -> str:
+    """The heat map: one row per record, one cell per release, grouped by component (a header row
+    per component) and filterable by component (site/assets/javascripts/xlakb.js)."""
+    t = UI[lang]
+    if not records:
+        return f"<p>{escape(t['home_empty'])}</p>"
+    releases = releases_shown(records)
+    components = sorted({r.data["component"] for r in records})
+    form = ""
+    if filters:
+        opts = f'<option value="">{escape(t["home_all"])}</option>' + "".join(
+            f'<option value="{escape(c)}">{escape(c)}</option>' for c in components)
+        form = ('<form class="xlakb-filters" onsubmit="return false">'
+                f'<label>{escape(t["home_filter_component"])} <select class="xlakb-filter" data-filter="component" '
+                f'name="component">{opts}</select></label>'
+                f' <span class="xlakb-count"><span class="xlakb-count-n">{len(records)}</span> {escape(t["home_shown"])}</span>'
+                "</form>\n")
+    head = (f"<th>{escape(t['coverage_th_record'])}</th><th>{escape(t['home_th_status'])}</th>"
+            + "".join(f"<th>{escape(v)}</th>" for v in releases))
+    rows = []
+    for comp in components:
+        name = escape(comp)
+        title = escape(t["coverage_component"].format(name=comp))
+        if component_href is not None:
+            title = f'<a href="{escape(component_href(comp))}">{title}</a>'
+        rows.append(f'<tr class="xlakb-group" data-component="{name}"><th colspan="{len(releases) + 2}">{title}</th></tr>')
+        for r in (r for r in records if r.data["component"] == comp):
+            measured = _measured_by_release(r)
+            rows.append(
+                f'<tr data-id="{escape(r.id)}" data-status="{escape(r.data["status"])}" data-component="{name}" '
+                f'data-tags=" {escape(" ".join(r.data["tags"]))} ">'
+                f'<td><a href="{escape(href(r.id))}">{_code(r.id)}</a></td><td>{status_badge(r.data["status"], lang)}</td>'
+                + "".join(_heat_cell(r, v, measured.get(v), lang) for v in releases) + "</tr>")
+    legend = " ".join(f'<span class="xlakb-verdict xlakb-verdict-{v}">{escape(t["short"][v])} = {escape(t["verdict"][v])}</span>'
+                      for v in t["verdict"])
+    return (form + f'<table class="xlakb-records xlakb-coverage" data-search-exclude><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>\n<p class="xlakb-legend">{escape(t["legend"])}: {legend}</p>')
+
+
+def component_page(component: str, records: list[SiteRecord], lang: str) -> str:
+    """A generated page per component: its records and their heat map (put in at the marker)."""
+    t = UI[lang]
+    mine = [r for r in records if r.data["component"] == component]
+    title = t["component_title"].format(name=component)
+    return (front_matter({"title": title}) + f"# {title}\n\n"
+            + t["component_intro"].format(n=len(mine), name=f"`{component}`") + "\n\n" + COMPONENT_MARKER + "\n")
+
+
+COMPONENT_MARKER = "<!-- xlakb:component -->"
+COVERAGE_MARKER = "<!-- xlakb:coverage -->"
