@@ -12,16 +12,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from fakewheels import fake_torch, fake_torch_xla  # noqa: E402
+from keptcache import kept_test_cache  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def kept_test_cache() -> Path:
-    """The one place where test runs keep downloads a later run reuses on purpose: the real-wheel suites'
-    uv package cache (``uv/``) and the Docker runner's wheelhouse (``wheelhouse/``).  Never the user's caches.
-    ``$XLAKB_TEST_CACHE``, default ``~/.cache/xlakb-tests``; ``rm -rf`` it to start from nothing."""
-    explicit = os.environ.get("XLAKB_TEST_CACHE")
-    return Path(explicit) if explicit else Path.home() / ".cache" / "xlakb-tests"
 
 
 @pytest.fixture(autouse=True)

@@ -532,7 +532,7 @@ def test_real_release_same_verdict_as_uv(which, docker_env, docker_client):
     affected, fixed = claimed_pair(record)
     version = affected if which == "affected" else fixed
     expected = Verdict.REPRODUCED if which == "affected" else Verdict.NOT_REPRODUCED
-    from conftest import kept_test_cache
+    from keptcache import kept_test_cache
 
     house = kept_test_cache() / "wheelhouse"
     backend = DockerBackend(labels=TEST_LABEL, client=docker_client, wheelhouse=house)

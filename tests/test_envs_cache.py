@@ -103,22 +103,22 @@ def test_env_list_shows_key_holdings_size_and_last_use(wheelhouse):
 
 def test_prune_older_than_and_max_size(wheelhouse):
     backend, keys = _build(wheelhouse, ["2.5.0", "2.5.1", "2.6.0"], [60, 10, 0])
-    r = _xlakb("env", "prune", "--older-than", "30d")
+    r = _xlakb("env", "prune", "--older-than", "30d", "--runner", "uv")
     assert r.returncode == 0, r.stderr
     assert f"removed uv {keys['2.5.0']}" in r.stdout and not (backend.root / keys["2.5.0"]).exists()
     assert (backend.root / keys["2.5.1"]).exists()
     sizes = {e.key: e.size for e in backend.entries()}
-    dry = _xlakb("env", "prune", "--max-size", str(sizes[keys["2.6.0"]] + 1), "--dry-run")
+    dry = _xlakb("env", "prune", "--max-size", str(sizes[keys["2.6.0"]] + 1), "--dry-run", "--runner", "uv")
     assert f"would remove uv {keys['2.5.1']}" in dry.stdout and keys["2.6.0"] not in dry.stdout
     assert (backend.root / keys["2.5.1"]).exists()  # a dry run removes nothing
-    assert _xlakb("env", "prune", "--max-size", str(sizes[keys["2.6.0"]] + 1)).returncode == 0
+    assert _xlakb("env", "prune", "--max-size", str(sizes[keys["2.6.0"]] + 1), "--runner", "uv").returncode == 0
     assert {e.key for e in backend.entries()} == {keys["2.6.0"]}
 
 
 def test_prune_needs_a_criterion_and_bad_values_are_one_line():
-    r = _xlakb("env", "prune")
+    r = _xlakb("env", "prune", "--runner", "uv")
     assert r.returncode == 1 and "say what to prune" in r.stderr and "--max-size" in r.stderr
-    r = _xlakb("env", "prune", "--max-size", "huge")
+    r = _xlakb("env", "prune", "--max-size", "huge", "--runner", "uv")
     assert r.returncode == 1 and r.stderr.strip() == "xlakb: error: size 'huge' is not understood (hint: e.g. 40G, 512M, 1.5T)"
 
 
@@ -137,7 +137,7 @@ with in_use(Path({str(backend.cache)!r}), "uv", [{keys['2.5.0']!r}]):
         assert holder.stdout.readline().strip() == "holding"
         listed = _xlakb("env", "list", "--runner", "uv").stdout
         assert "[in use]" in next(ln for ln in listed.splitlines() if keys["2.5.0"] in ln)
-        r = _xlakb("env", "prune", "--all")
+        r = _xlakb("env", "prune", "--all", "--runner", "uv")
         assert r.returncode == 0, r.stderr
         assert (backend.root / keys["2.5.0"]).exists() and not (backend.root / keys["2.6.0"]).exists()
         assert "1 in use, never removed" in r.stdout
