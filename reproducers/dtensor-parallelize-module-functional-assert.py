@@ -123,6 +123,7 @@ def main(workaround):
   except RuntimeError as e:
     msg = str(e)
     if SIGNATURE in msg:
+      traceback.print_exc()  # the frames a user's log shows (xlakb triage's evidence)
       print("REPRODUCED: forward of parallelize_module model on 'xla' DeviceMesh failed: %s"
             % msg.splitlines()[0][:300])
       print("elapsed %.1fs" % (time.time() - t0))

@@ -16,7 +16,7 @@ from pathlib import Path
 from . import __version__
 from .errors import XlakbError
 
-EXIT_ERROR, EXIT_BUG, EXIT_INTERRUPT = 1, 3, 130
+EXIT_ERROR, EXIT_BAD_INPUT, EXIT_BUG, EXIT_INTERRUPT = 1, 2, 3, 130
 
 
 # -- output helpers -----------------------------------------------------------------
@@ -215,37 +215,58 @@ def cmd_matrix(args) -> int:
 
 
 def cmd_triage(args) -> int:
+    import json
+
     from .records import load_records
-    from .triage import triage
+    from .results import load_matrix
+    from .triage import BadInput, advice_text, export_record, read_log, read_log_file, result_json, triage
 
     root = find_root(args.root)
-    if args.file in (None, "-"):
-        if sys.stdin.isatty():
-            raise XlakbError("no log given", hint="pass a file, or pipe a log: xlakb triage - < crash.log")
-        text = sys.stdin.read()
-        source = "standard input"
-    else:
-        path = Path(args.file)
-        try:
-            text = path.read_text("utf-8", errors="replace")
-        except OSError as err:
-            raise XlakbError(f"{path}: cannot read ({err.strerror})") from None
-        source = str(path)
-    matches = triage(text, load_records(root))
+    try:
+        if args.file in (None, "-"):
+            if sys.stdin.isatty():
+                raise BadInput("no log given", hint="pass a file, or pipe a log: xlakb triage - < crash.log")
+            log = read_log(sys.stdin.buffer, "standard input")
+        else:
+            log = read_log_file(Path(args.file))
+    except BadInput as err:
+        print(f"xlakb: error: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    for note in log.notes:
+        print(f"note: {note}", file=sys.stderr)
+    records = [export_record(r.data, load_matrix(root, r.id)) for r in load_records(root)]
+    result = triage(log, records, torch_xla=args.torch_xla)
+    if args.json:
+        print(json.dumps(result_json(result), indent=1, ensure_ascii=False))
+        return 0 if result.strong else EXIT_ERROR
     zh = args.lang == "zh"
-    if not matches:
-        print(("在 " + source + " 中没有匹配到已知问题") if zh else f"no known record matches {source}")
-        return 0
-    for m in matches:
+    if not result.torch_xla_signs:
+        print(f"{log.source} 中没有 torch_xla 的迹象（没有 torch_xla 的调用栈、导入、版本或 XLA 日志行），因此不做匹配" if zh else
+              f"no sign of torch_xla in {log.source} (no torch_xla frame, import, version or XLA log line): "
+              f"nothing matched, this does not look like a torch_xla problem")
+        return EXIT_ERROR
+    version = result.torch_xla_version
+    where = {"given": "--torch-xla"}.get(result.version_source or "", f"from the log: {result.version_source}")
+    print(f"torch_xla {version} ({where})" if version else
+          ("日志中没有 torch_xla 版本（可加 --torch-xla X.Y.Z）" if zh else "torch_xla version: not in the log (pass --torch-xla X.Y.Z)"))
+    if not result.matches:
+        print(f"在 {log.source} 中没有匹配到已知问题" if zh else f"no known record matches {log.source}")
+        return EXIT_ERROR
+    shown_possible = False
+    for n, m in enumerate(result.matches, 1):
         rec = m.record
-        print(f"{rec.id} [{rec.status}] — {rec.text('title', args.lang)}")
-        print(f"  {'匹配' if zh else 'matched'} (line {m.line}): {m.excerpt}")
-        fixed = rec.fixed_in
-        if fixed:
-            print(f"  {'修复于' if zh else 'fixed in'}: torch_xla {fixed}")
-        print(f"  {'临时解决办法' if zh else 'workaround'}: {' '.join(rec.text('workaround', args.lang).split())}")
-        print(f"  {'详情' if zh else 'more'}: xlakb show {rec.id}{' --lang zh' if zh else ''}")
-    return 0
+        if m.strength == "possible" and not shown_possible:
+            shown_possible = True
+            print("\n可能的匹配（只匹配到错误信息，没有上下文）：" if zh else
+                  "\nPossible matches (an error message only, no context such as a frame, a check or the call):")
+        label = {"strong": "强匹配" if zh else "strong", "possible": "可能" if zh else "possible"}[m.strength]
+        print(f"\n{n}. {rec['id']} [{rec['status']}] — {rec['title'][args.lang]}  ({label}, score {m.score})")
+        for h in m.hits:
+            print(f"   {'匹配' if zh else 'matched'} {h.signature.describe()} (line {h.line}): {h.excerpt}")
+        print(f"   {advice_text(m, args.lang)}")
+        print(f"   {'临时解决办法' if zh else 'workaround'}: {' '.join(rec['workaround'][args.lang].split())}")
+        print(f"   {'详情' if zh else 'more'}: xlakb show {rec['id']}{' --lang zh' if zh else ''}")
+    return 0 if result.strong else EXIT_ERROR
 
 
 def cmd_bisect(args) -> int:
@@ -528,8 +549,13 @@ def build_parser() -> argparse.ArgumentParser:
     runner_opts(sp)
     sp.set_defaults(func=cmd_matrix)
 
-    sp = sub.add_parser("triage", help="name the known records that match a log or traceback")
+    sp = sub.add_parser("triage", help="name the known records a log or traceback shows, weighed by evidence",
+                        description="Matches a log against every record's signatures (message, check, frame, call, env). "
+                                    "A strong match needs the message and context; a message alone is only 'possible'. "
+                                    "Exit 0: a strong match; 1: none; 2: the log cannot be read (empty, binary).")
     sp.add_argument("file", nargs="?", help="a log file, or - for standard input")
+    sp.add_argument("--torch-xla", metavar="VERSION", help="your torch_xla release, when the log does not say")
+    sp.add_argument("--json", action="store_true", help="the result as JSON, for tools")
     sp.add_argument("--lang", choices=["en", "zh"], default="en")
     sp.set_defaults(func=cmd_triage)
 

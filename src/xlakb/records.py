@@ -89,15 +89,6 @@ class Record:
         return list(self.reproducer["signatures"])
 
     @property
-    def triage_patterns(self) -> list[str]:
-        """Patterns `xlakb triage` looks for: the record's and the reproducer's."""
-        seen: list[str] = []
-        for pattern in list(self.data.get("signatures", [])) + self.signatures:
-            if pattern not in seen:
-                seen.append(pattern)
-        return seen
-
-    @property
     def environment(self) -> dict:
         return self.data["environment"]
 
@@ -276,8 +267,13 @@ def check_record(path: Path, data: dict, node: yaml.Node | None, root: Path) -> 
 
 
 def _patterns(data: dict):
-    for i, p in enumerate(data.get("signatures", [])):
-        yield ["signatures", i], p
+    from .triage import parse_signature
+
+    for i, item in enumerate(data.get("signatures", [])):
+        sig = parse_signature(item)
+        for key in ("pattern", "file", "function"):
+            if getattr(sig, key):
+                yield ["signatures", i], getattr(sig, key)
     for i, p in enumerate(data["reproducer"]["signatures"]):
         yield ["reproducer", "signatures", i], p
 
@@ -292,8 +288,9 @@ def record_files(root: Path) -> list[Path]:
 def validate(root: Path, *, measured: bool = True) -> tuple[list[Record], list[Problem]]:
     """Check every record under ``root/issues``; return the valid ones and all problems.
 
-    ``measured``: also check each record's claims against its measured matrix (``xlakb validate``);
-    loading records for other commands leaves that out, so a stale claim never hides a record."""
+    ``measured``: also check each record's evidence for triage and its claims against its measured matrix
+    (``xlakb validate``); loading records for other commands leaves that out, so a stale claim or a weak
+    signature never hides a record."""
     records: list[Record] = []
     problems: list[Problem] = []
     seen: dict[str, Path] = {}
@@ -312,8 +309,26 @@ def validate(root: Path, *, measured: bool = True) -> tuple[list[Record], list[P
         record = Record(path, data)
         records.append(record)
         if measured:
+            problems.extend(evidence_problems(rel, record, node))
             problems.extend(measured_problems(root, rel, record, node))
     return records, problems
+
+
+def evidence_problems(rel: Path, record: Record, node: yaml.Node | None) -> list[Problem]:
+    """What makes a record's triage signatures weak: messages only (a generic error string is no
+    evidence), or regex syntax the site's paste box (JavaScript) cannot run."""
+    from .triage import generic_only, portability_problem, signatures_of
+
+    out = []
+    if generic_only(signatures_of(record.data)):
+        out.append(Problem(rel, _line_of(node, ["signatures"]), "signatures",
+                           "only messages: a generic error string alone is no evidence; add context "
+                           "(a frame, a check or the API call; see the signature kinds in the schema)"))
+    for loc, pattern in _patterns(record.data):
+        problem = portability_problem(pattern) if loc[0] == "signatures" else None
+        if problem:
+            out.append(Problem(rel, _line_of(node, loc), _field(loc), problem))
+    return out
 
 
 def measured_problems(root: Path, rel: Path, record: Record, node: yaml.Node | None) -> list[Problem]:

@@ -32,8 +32,11 @@ workaround:
 status: open
 component: {component}
 tags: [{component}]
+# What `xlakb triage` looks for in a user's log. A message alone is no evidence: add context
+# (kinds: message, check, frame, call, env; see the schema).
 signatures:
-  - "TODO-replace-with-a-regex-of-the-error-users-see"
+  - message: "TODO-replace-with-a-regex-of-the-error-users-see"
+  - frame: {{file: 'TODO_torch_xla_file_in_the_traceback\.py', function: 'TODO_function'}}
 upstream:
   repo: pytorch/xla
   issues: []

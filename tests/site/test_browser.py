@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from sitetest import (BISECTED, DTENSOR, HAS_SHARDING, MULTISLICE, SCALAR, chinese_query, english_query, load,
+from sitetest import (BISECTED, DTENSOR, HAS_SHARDING, MULTISLICE, REPO, SCALAR, chinese_query, english_query, load,
                       measured_ids, record_ids, shown_title)
 
 pytestmark = pytest.mark.browser
@@ -164,3 +164,65 @@ def test_coverage_heat_map_filters_by_component(browser, server, layout):
     assert [g.get_attribute("data-component") for g in groups if g.is_displayed()] == [component]
     cell = browser.find_element(By.CSS_SELECTOR, f"tr[data-id='{SCALAR}'] td[data-release='2.6.1']")
     assert cell.value_of_css_property("background-color") != cell.find_element(By.XPATH, "..").value_of_css_property("background-color")
+
+
+CORPUS = REPO / "tests" / "data" / "triage"
+
+
+def _paste_box_ready(browser) -> bool:
+    """Wait until the paste box has loaded the exported signatures."""
+    browser.set_script_timeout(30)
+    return browser.execute_async_script(
+        "var done = arguments[0]; (function wait() { if (document.querySelector('form.xlakb-triage').dataset.ready) done(true);"
+        " else setTimeout(wait, 50); })();")
+
+
+def test_paste_box_gives_the_same_answer_as_xlakb_triage(browser, server, layout):
+    """The site's engine (triage.js on the exported signatures) and the Python one, on every corpus log."""
+    from xlakb.triage import export, log_from_text, result_json, triage
+
+    records = export(layout)["records"]
+    browser.get(f"{server}triage/")
+    assert _paste_box_ready(browser)
+    logs = sorted(CORPUS.glob("positive/*.log")) + sorted(CORPUS.glob("negative/*.log")) + sorted(CORPUS.glob("negative/measured/*.log"))
+    assert len(logs) >= 25
+    for path in logs:
+        text = path.read_text("utf-8")
+        for version in (None, "2.5.1"):
+            js = browser.execute_async_script(
+                "var text = arguments[0], version = arguments[1], done = arguments[2];"
+                "window.__xlakbData = window.__xlakbData || fetch(document.querySelector('form.xlakb-triage').dataset.src)"
+                "  .then(function (r) { return r.json(); });"
+                "window.__xlakbData.then(function (d) { done(window.xlakbTriage.triage(text, d, version)); })"
+                "  .catch(function (e) { done({error: String(e)}); });",
+                text, version)
+            py = result_json(triage(log_from_text(text, path.name), records, torch_xla=version))
+            assert js == py, path.name
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_paste_box_shows_strong_matches_advice_and_workaround(browser, server, layout, lang):
+    from selenium.webdriver.common.by import By
+
+    log = sorted((CORPUS / "positive").glob(f"{SCALAR}@*.log"))[0].read_text("utf-8")
+    browser.get(f"{server}{'' if lang == 'en' else 'zh/'}triage/")
+    _paste_box_ready(browser)
+    browser.execute_script("document.querySelector('textarea').value = arguments[0];"
+                           "document.querySelector('input[name=torch_xla]').value = '2.5.1';", log)
+    browser.find_element(By.CSS_SELECTOR, "form.xlakb-triage button[type=submit]").click()
+    first = browser.find_element(By.CSS_SELECTOR, ".xlakb-triage-match")
+    assert first.get_attribute("data-id") == SCALAR and first.get_attribute("data-strength") == "strong"
+    advice = first.find_element(By.CSS_SELECTOR, ".xlakb-triage-advice").text
+    assert ("torch_xla 2.5.1 shows this bug" in advice) if lang == "en" else ("torch_xla 2.5.1 存在这个问题" in advice)
+    href = first.find_element(By.CSS_SELECTOR, "h3 a").get_attribute("href")
+    assert href.endswith(f"records/{SCALAR}/")
+    browser.get(href)  # the link leads to the record, in the same language
+    assert ("/zh/" in browser.current_url) == (lang == "zh")
+    # a log without torch_xla says so and names nothing
+    browser.back()
+    _paste_box_ready(browser)
+    browser.execute_script("document.querySelector('textarea').value = arguments[0];",
+                           "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nTypeError: unhashable type: 'list'\n")
+    browser.find_element(By.CSS_SELECTOR, "form.xlakb-triage button[type=submit]").click()
+    assert browser.find_elements(By.CSS_SELECTOR, ".xlakb-triage-none")
+    assert not browser.find_elements(By.CSS_SELECTOR, ".xlakb-triage-match")

@@ -43,6 +43,7 @@ from xlakb.sitegen import data as _data  # noqa: E402
 from xlakb.sitegen import render  # noqa: E402
 
 RECORDS_MARKER = "<!-- xlakb:records -->"
+TRIAGE_DATA = "assets/triage.json"  # what the paste box matches against (xlakb.triage.export)
 COUNT_MARKER = "<!-- xlakb:count -->"
 DEFAULT_LANG = "en"
 
@@ -201,6 +202,10 @@ def on_page_context(context, page, config, nav):
         table = render.coverage_table(records, lang, lambda rid: _record_href(page, config, rid),
                                       component_href=lambda c: _href(page, config, "components", c))
         content = content.replace(render.COVERAGE_MARKER, table, 1)
+    if render.TRIAGE_MARKER in content:
+        prefix = "" if lang == DEFAULT_LANG else f"{lang}/"
+        form = render.triage_form(lang, get_relative_url(TRIAGE_DATA, page.url), get_relative_url(f"{prefix}records/", page.url))
+        content = content.replace(render.TRIAGE_MARKER, form, 1)
     if render.COMPONENT_MARKER in content and page.file.src_uri.startswith("components/"):
         mine = [r for r in records if r.data["component"] == page.file.name]
         table = render.coverage_table(mine, lang, lambda rid: _record_href(page, config, rid), filters=False)
@@ -254,6 +259,11 @@ def on_post_build(config) -> None:
     if plugin is not None and getattr(plugin, "building", False):
         return  # a nested per-language build; the outer one splits the index
     site = Path(config.site_dir)
+    from xlakb.triage import export
+
+    data = site / TRIAGE_DATA
+    data.parent.mkdir(parents=True, exist_ok=True)
+    data.write_text(json.dumps(export(_root(config)), ensure_ascii=False, separators=(",", ":")), "utf-8")
     path = site / "search" / "search_index.json"
     if not path.is_file():
         return

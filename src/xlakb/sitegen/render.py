@@ -28,6 +28,9 @@ UI = {
         "symptoms": "Symptoms",
         "signatures": "Error messages",
         "signatures_intro": "The reproducer counts a run as the bug only when its output matches one of these patterns:",
+        "evidence_intro": "What `xlakb triage` and the paste box look for in a log (a strong match needs an error message and context):",
+        "kind_names": {"message": "error message", "check": "C++ check or source location", "frame": "stack frame",
+                       "call": "API call", "env": "environment variable"},
         "root_cause": "Root cause",
         "workaround": "Workaround",
         "environment": "Environment needed",
@@ -102,6 +105,14 @@ UI = {
         "component_title": "Component: {name}",
         "component_intro": "{n} record(s) of the {name} component. Each cell is what the reproducer printed on that torch_xla release.",
         "component_all": "All components, on every release",
+        "triage": {"label": "Paste your error, traceback or log", "version": "Your torch_xla version (optional)",
+                   "button": "Find known bugs", "placeholder": "Traceback (most recent call last): ...",
+                   "empty": "Paste a log first.", "no_xla": "No sign of torch_xla in this log (no torch_xla frame, import, version or XLA log line): nothing matched.",
+                   "no_match": "No known record matches this log.", "version_found": "torch_xla {v}", "no_version":
+                   "The log does not say which torch_xla it ran: give your version above for advice on your release.",
+                   "possible": "Possible matches (an error message only, no context such as a frame, a check or the call)",
+                   "strength": {"strong": "strong match", "possible": "possible"}, "matched": "matched", "line": "line",
+                   "workaround": "Workaround:", "private": "Your log stays in this page: it is matched here, in your browser, and sent nowhere."},
     },
     "zh": {
         "status": {"open": "未修复", "fixed": "已修复", "regressed": "已回归",
@@ -113,6 +124,9 @@ UI = {
         "symptoms": "症状",
         "signatures": "错误信息",
         "signatures_intro": "复现脚本只有在输出匹配下列模式之一时，才算复现了这个问题：",
+        "evidence_intro": "`xlakb triage` 和“粘贴报错”页面在日志中查找的特征（强匹配需要错误信息加上下文）：",
+        "kind_names": {"message": "错误信息", "check": "C++ 检查或源码位置", "frame": "调用栈帧",
+                       "call": "API 调用", "env": "环境变量"},
         "root_cause": "根本原因",
         "workaround": "规避方法",
         "environment": "所需环境",
@@ -187,6 +201,14 @@ UI = {
         "component_title": "组件：{name}",
         "component_intro": "{name} 组件共有 {n} 条记录。每个格子是复现脚本在该 torch_xla 版本上实际运行的结果。",
         "component_all": "全部组件，所有版本",
+        "triage": {"label": "粘贴你的报错、调用栈或日志", "version": "你的 torch_xla 版本（可选）",
+                   "button": "查找已知问题", "placeholder": "Traceback (most recent call last): ...",
+                   "empty": "请先粘贴日志。", "no_xla": "这段日志中没有 torch_xla 的迹象（没有 torch_xla 的调用栈、导入、版本或 XLA 日志行），因此不做匹配。",
+                   "no_match": "没有已知记录与这段日志匹配。", "version_found": "torch_xla {v}", "no_version":
+                   "日志中没有 torch_xla 版本：在上面填写你的版本，可以得到针对该版本的建议。",
+                   "possible": "可能的匹配（只匹配到错误信息，没有调用栈、检查或调用等上下文）",
+                   "strength": {"strong": "强匹配", "possible": "可能"}, "matched": "匹配", "line": "第",
+                   "workaround": "临时解决办法：", "private": "你的日志只留在本页面：匹配在你的浏览器中完成，不会发送到任何地方。"},
     },
 }
 
@@ -317,13 +339,19 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
     out.extend(f"- {s.strip()}" for s in d["symptoms"][lang])
     out.append("")
 
-    sigs = []
-    for pattern in list(d.get("signatures", [])) + list(d["reproducer"]["signatures"]):
-        if pattern not in sigs:
-            sigs.append(pattern)
+    from ..triage import signatures_of
+
     out.append(f"## {t['signatures']} {{ #signatures }}\n")
+    evidence = signatures_of(d)
+    if evidence:
+        out.append(t["evidence_intro"] + "\n")
+        for sig in evidence:
+            what = (f"{sig.file}" + (f" :: {sig.function}" if sig.function else "") if sig.kind == "frame"
+                    else sig.name + (f"={sig.pattern}" if sig.pattern else "") if sig.kind == "env" else sig.pattern)
+            out.append(f"- {t['kind_names'][sig.kind]}: {_md_code(what)}")
+        out.append("")
     out.append(t["signatures_intro"] + "\n")
-    out.extend(f"- {_md_code(p)}" for p in sigs)
+    out.extend(f"- {_md_code(p)}" for p in dict.fromkeys(d["reproducer"]["signatures"]))
     out.append("")
 
     out.append(f"## {t['root_cause']} {{ #root-cause }}\n")
@@ -664,3 +692,20 @@ def component_page(component: str, records: list[SiteRecord], lang: str) -> str:
 
 COMPONENT_MARKER = "<!-- xlakb:component -->"
 COVERAGE_MARKER = "<!-- xlakb:coverage -->"
+
+
+TRIAGE_MARKER = "<!-- xlakb:triage -->"
+
+
+def triage_form(lang: str, data_src: str, records_href: str) -> str:
+    """The paste box (site/assets/javascripts/triage.js runs the rules on ``data_src``)."""
+    t = UI[lang]["triage"]
+    words = json.dumps(t, ensure_ascii=False).replace("<", "\\u003c")
+    return (f'<form class="xlakb-triage" data-lang="{lang}" data-src="{escape(data_src)}" data-records="{escape(records_href)}" '
+            f'data-search-exclude>'
+            f'<script type="application/json" class="xlakb-triage-words">{words}</script>'
+            f'<p><label>{escape(t["label"])}<br><textarea name="log" rows="14" placeholder="{escape(t["placeholder"])}"></textarea></label></p>'
+            f'<p><label>{escape(t["version"])} <input name="torch_xla" size="12" placeholder="2.5.1"></label> '
+            f'<button type="submit" class="md-button md-button--primary">{escape(t["button"])}</button></p>'
+            f'<p class="xlakb-triage-private">{escape(t["private"])}</p></form>'
+            f'<div class="xlakb-triage-result" data-search-exclude></div>')
