@@ -14,9 +14,10 @@ The rules, in one place (:func:`judge`), mirrored by the site's paste box
 
 1. A log with no sign of torch_xla (no torch_xla frame, import, version, or XLA/PJRT log line) matches
    nothing.
-2. A record matches when at least one of its ``message``/``check`` signatures matches.
+2. A record matches when at least one of its ``message``/``check`` signatures matches; the message is a
+   ``message`` hit when there is one, else the first ``check`` hit.
 3. It is **strong** when, besides, context matched: a ``frame``, a ``call`` or a ``check`` signature other
-   than the one that matched as the message. Otherwise it is **possible** (shown after the strong ones).
+   than the one taken as the message. Otherwise it is **possible** (shown after the strong ones).
 4. Score: the sum of the weights (:data:`WEIGHTS`) of the distinct signatures that matched; ``env``
    only adds to the score. Matches are ranked strong first, then by score, then by record id.
 
@@ -143,7 +144,7 @@ TORCH_XLA_SIGNS = (
     ("a torch_xla import", r"^\s*(?:import torch_xla|from torch_xla[\w.]* import)", "m"),
     ("a torch_xla version", r"torch[_-]xla(?:==|-|\s+)\d+\.\d+|torch_xla\.__version__", "i"),
     ("an XLA/PJRT log line", r"external/xla/|xla/(?:service|pjrt|hlo)/|torch_xla/csrc|pjrt_computation_client|"
-                             r"\bPJRT_DEVICE\b|XLA_[A-Z_]+=|_XLAC\b", ""),
+                             r"\bPJRT_DEVICE\b|XLA_[A-Z_]+=|_XLAC\b|TfrtCpuClient|PjRt|pjrt_c_api", ""),
 )
 _V = r"(\d+\.\d+(?:\.\d+)?(?:[.+][\w.]+)?)"
 _NAMES = {"torch_xla": r"torch[_-]xla", "torch": r"(?<![\w-])torch(?![_-]xla)(?!\w)"}
@@ -169,7 +170,7 @@ _FRAME = re.compile(FRAME_PATTERN, re.M)
 _SIGNS = tuple((what, _compile(p, f)) for what, p, f in TORCH_XLA_SIGNS)
 # Speed only (the site's engine runs the patterns on the whole text, with the same results): the
 # lines that can hold a sign or a version, found with str.find, which is far faster than a regex.
-_SIGN_NEEDLES = ("torch", "xla", "pjrt")  # every sign holds one of these, in any case
+_SIGN_NEEDLES = ("torch", "xla", "pjrt", "tfrtcpuclient")  # every sign holds one of these, in any case
 _VERSION_NEEDLES = ("torch",)
 
 
@@ -426,7 +427,8 @@ def judge(record: dict, f: Facts) -> Match | None:
     messages = [h for h in hits if h.signature.kind in MESSAGE_KINDS]
     if not messages:
         return None
-    first = min(messages, key=lambda h: (h.line, KINDS.index(h.signature.kind)))
+    # the message: an error-message hit when there is one (a check can then be context), else the first check
+    first = min(messages, key=lambda h: (h.signature.kind != "message", h.line, KINDS.index(h.signature.kind)))
     context = [h for h in hits if h.signature.kind in CONTEXT_KINDS and h is not first]
     strength = "strong" if context else "possible"
     score = sum(WEIGHTS[h.signature.kind] for h in hits)

@@ -89,7 +89,9 @@
     var hits = record.signatures.map(function (s) { return hit(s, f); }).filter(function (h) { return h; });
     var messages = hits.filter(function (h) { return data.message_kinds.indexOf(h.sig.kind) !== -1; });
     if (!messages.length) return null;
-    var first = messages.slice().sort(order)[0];
+    var first = messages.slice().sort(function (a, b) {
+      return ((a.sig.kind !== "message") - (b.sig.kind !== "message")) || order(a, b);
+    })[0];
     var context = hits.filter(function (h) { return data.context_kinds.indexOf(h.sig.kind) !== -1 && h !== first; });
     var score = hits.reduce(function (n, h) { return n + data.weights[h.sig.kind]; }, 0);
     return { record: record, strength: context.length ? "strong" : "possible", score: score, hits: hits.slice().sort(order) };

@@ -67,8 +67,11 @@ def main(argv: list[str]) -> int:
                           file=sys.stderr)
                     continue
             where = HERE / ("positive" if row["verdict"] == "reproduced" else "negative/measured")
+            trimmed = trim(log.read_text("utf-8", "replace"))
+            if not trimmed.strip():
+                continue  # the run printed nothing but its verdict: nothing a user would paste
             where.mkdir(parents=True, exist_ok=True)
-            (where / f"{rec.id}@{cand.label}.log").write_text(trim(log.read_text("utf-8", "replace")))
+            (where / f"{rec.id}@{cand.label}.log").write_text(trimmed)
             written += 1
             print(f"{rec.id}@{cand.label}: {row['verdict']}", file=sys.stderr)
     print(f"{written} log(s) written under {HERE}", file=sys.stderr)
