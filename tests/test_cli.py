@@ -216,3 +216,29 @@ def test_keyboard_interrupt_exit_130(kb, monkeypatch, capsys):
     monkeypatch.setattr(cli, "cmd_list", interrupted)
     assert main(["--root", str(kb), "list"]) == 130
     assert "interrupted" in capsys.readouterr().err
+
+
+def test_drift_regressions_first_then_claims_then_unmeasured(kb):
+    import json
+
+    fake_record(kb)  # claims >=2.4,<2.6 fixed in 2.6.0
+    releases = ["2.1.0", "2.2.0", "2.3.0", "2.4.0", "2.5.0", "2.5.1", "2.6.0", "2.6.1", "2.7.0", "2.8.0", "2.8.1", "2.9.0"]
+    verdicts = {v: ("reproduced" if "2.4.0" <= v < "2.6" else "not-reproduced") for v in releases}
+    verdicts["2.1.0"] = "untestable"
+
+    def write(rows):
+        (kb / "bisect" / "fake-bug").mkdir(parents=True, exist_ok=True)
+        (kb / "bisect" / "fake-bug" / "matrix.json").write_text(json.dumps({"results": [
+            {"candidate": v, "kind": "release", "verdict": r} for v, r in rows.items()]}))
+
+    write(verdicts)
+    r = xlakb("drift", root=kb)
+    assert r.returncode == 0 and r.stdout.startswith("no drift"), r.stdout + r.stderr
+    write({**verdicts, "2.8.0": "reproduced", "2.3.0": "reproduced", "2.9.0": "error"})
+    r = xlakb("drift", root=kb)
+    assert r.returncode == 1
+    lines = r.stdout.splitlines()
+    assert lines[0] == "REGRESSION fake-bug: claimed fixed in 2.6.0, but reproduced on 2.8.0"
+    assert "CLAIM      fake-bug: versions.affected: 2.3.0 measured reproduced, but is not in affected '>=2.4,<2.6'" in lines
+    assert lines[-1] == "UNMEASURED fake-bug: not measured on 2.9.0"
+    assert "1 regression" in r.stderr

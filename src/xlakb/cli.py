@@ -480,6 +480,30 @@ def cmd_env(args) -> int:
     return 0
 
 
+def cmd_drift(args) -> int:
+    from .candidates.releases import all_releases
+    from .matrix import drift
+    from .records import load_records
+    from .results import load_matrix
+
+    root = find_root(args.root)
+    releases = all_releases()
+    found = []
+    for rec in load_records(root):
+        rows = (load_matrix(root, rec.id) or {}).get("results", [])
+        found += [(kind, rec.id, message) for kind, message in drift(rec, rows, releases)]
+    order = {"regression": 0, "claim": 1, "unmeasured": 2}
+    for kind, rid, message in sorted(found, key=lambda f: (order[f[0]], f[1])):
+        print(f"{kind.upper():<10} {rid}: {message}")
+    if found:
+        counts = {k: sum(1 for f in found if f[0] == k) for k in order}
+        print(", ".join(f"{n} {k}" for k, n in counts.items() if n) + f" over {len({f[1] for f in found})} record(s)",
+              file=sys.stderr)
+        return EXIT_ERROR
+    print("no drift: every record's claims agree with its matrix, measured on every known release")
+    return 0
+
+
 def cmd_gc(args) -> int:
     from .envs.docker import gc
 
@@ -582,6 +606,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--dry-run", action="store_true", help="prune: only say what would be removed")
     sp.add_argument("--json", action="store_true", help="list: as JSON")
     sp.set_defaults(func=cmd_env)
+
+    sp = sub.add_parser("drift", help="records whose claims disagree with their measured matrix, regressions first, "
+                                      "and releases not measured yet (exit 1 when there is any)")
+    sp.set_defaults(func=cmd_drift)
 
     sp = sub.add_parser("gc", help="remove the Docker containers, volumes and images xlakb made")
     sp.add_argument("--all", action="store_true", help="also the local base image")

@@ -70,3 +70,26 @@ def disagreements(record: Record, results: list[ProbeResult] | list[dict]) -> li
         if record.status in ("open", "workaround-only", "regressed") and verdict == Verdict.NOT_REPRODUCED.value:
             out.append(("status", f"is {record.status}, but the newest measured release {newest} is not-reproduced"))
     return out
+
+
+def drift(record: Record, rows: list[dict], releases: list[str]) -> list[tuple[str, str]]:
+    """What keeps a record's claims from being fresh: (kind, message) with kind "regression" (claimed fixed,
+    reproduced on a release at or after fixed_in), "claim" (any other disagreement, see :func:`disagreements`)
+    or "unmeasured" (a known release with no judged verdict). Regressions first."""
+    from packaging.version import Version
+
+    out: list[tuple[str, str]] = []
+    fixed = record.fixed_in
+    judged = {r["candidate"]: r["verdict"] for r in rows if r.get("kind", "release") == "release"
+              and r["verdict"] in (Verdict.REPRODUCED.value, Verdict.NOT_REPRODUCED.value, Verdict.UNTESTABLE.value)}
+    if fixed:
+        back = [v for v, verdict in judged.items() if verdict == Verdict.REPRODUCED.value and Version(v) >= Version(fixed)]
+        if back:
+            out.append(("regression", f"claimed fixed in {fixed}, but reproduced on {', '.join(sorted(back, key=Version))}"))
+    for where, message in disagreements(record, rows):
+        if not (fixed and where == "versions.fixed_in"):  # already said as a regression
+            out.append(("claim", f"{where}: {message}"))
+    missing = [v for v in releases if v not in judged]
+    if missing:
+        out.append(("unmeasured", f"not measured on {', '.join(missing)}"))
+    return out

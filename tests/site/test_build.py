@@ -364,3 +364,57 @@ def test_component_pages_in_both_languages(layout, built):
     assert f'href="../../components/{records[rid]["component"]}/"' in page
     home = read(built / "index.html")
     assert f'<span class="xlakb-strip xlakb-heatstrip" data-record="{rid}">' in home
+
+
+def test_no_page_loads_anything_from_another_host(built):
+    """Readers in mainland China cannot reach Google Fonts or CDNs: every asset a page loads (stylesheets,
+    scripts, fonts, images, preconnects) is the site's own. Links readers may follow (<a href>) are fine."""
+    from html.parser import HTMLParser
+
+    class Assets(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.external = []
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            url = None
+            if tag == "link" and (a.get("rel") or "") not in ("canonical", "alternate"):
+                url = a.get("href")
+            elif tag in ("script", "img", "iframe", "source", "audio", "video", "embed"):
+                url = a.get("src")
+            if url and re.match(r"(https?:)?//", url):
+                self.external.append(f"<{tag} {url}>")
+            for value in a.values():
+                for m in re.finditer(r"url\(\s*['\"]?((?:https?:)?//[^)'\"]+)", value or ""):
+                    self.external.append(f"style url({m.group(1)})")
+
+    pages = sorted(built.rglob("*.html"))
+    assert len(pages) > 20
+    for page in pages:
+        parser = Assets()
+        parser.feed(read(page))
+        assert parser.external == [], f"{page.relative_to(built)} loads {parser.external[:3]}"
+    for css in built.rglob("*.css"):
+        found = re.findall(r"url\(\s*['\"]?((?:https?:)?//[^)'\"]+)", read(css))
+        assert found == [], f"{css.relative_to(built)} loads {found[:3]}"
+
+
+def test_site_url_comes_from_the_pages_workflow(tmp_path):
+    """No placeholder domain: site_url is XLAKB_SITE_URL, which the Pages workflow sets to the repository's
+    Pages URL; a build with it writes canonical links and a sitemap on that URL."""
+    import yaml
+
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "site.yml").read_text())
+    steps = workflow["jobs"]["build"]["steps"]
+    build = next(s for s in steps if "mkdocs build" in s.get("run", ""))
+    assert "--strict" in build["run"] and "github.io" in build["env"]["XLAKB_SITE_URL"]
+    assert workflow[True]["push"]["branches"] == ["main"]  # YAML reads the key `on` as True
+    assert any(s.get("uses", "").startswith("actions/deploy-pages") for s in workflow["jobs"]["deploy"]["steps"])
+    root = synthetic.make_layout(tmp_path / "kb", REPO)
+    env = {**os.environ, "XLAKB_SITE_URL": "https://example-owner.github.io/xlakb/"}
+    r = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(root / "mkdocs.yml"),
+                        "-d", str(tmp_path / "out")], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert '<link rel="canonical" href="https://example-owner.github.io/xlakb/' in read(tmp_path / "out" / "index.html")
+    assert "https://example-owner.github.io/xlakb/" in read(tmp_path / "out" / "sitemap.xml")
