@@ -158,11 +158,6 @@ class Bisection:
         return tuple(sorted(self._pending))
 
     @property
-    def outcomes(self) -> Mapping[int, Outcome]:
-        """Every outcome known so far (ends, pre-seeded and recorded), a copy."""
-        return dict(self._outcomes)
-
-    @property
     def probes(self) -> tuple[tuple[int, Outcome], ...]:
         """Recorded probes in order."""
         return tuple(self._probes)
@@ -172,11 +167,6 @@ class Bisection:
         """Nothing left that could narrow the range: no untested candidate and no
         pending probe strictly between ``last_old`` and ``first_new``."""
         return not self._pending_inside() and not self._has_available()
-
-    def remaining_estimate(self) -> int:
-        """About how many more sequential probes a skip-free search needs."""
-        avail = self._available_count()
-        return math.ceil(math.log2(avail + 1)) if avail else 0
 
     # ---------------------------------------------------------------- probes
     def next_probes(self, k: int = 1) -> list[int]:

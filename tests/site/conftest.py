@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from sitetest import BISECTED, CHROMEDRIVER, CHROMIUM, CHROMIUM_FLAGS, REPO, UNMEASURED
-from xlakb.sitegen import synthetic
+import sitesynthetic as synthetic
 from xlakb.sitegen.build import build_site
 
 

@@ -71,7 +71,8 @@ def page_tokens(index: dict) -> dict[str, set[str]]:
 
 def distinctive_word(index: dict, target_page: str, candidates: list[str]) -> str:
     """Of ``candidates`` (words of the target's title), the one fewest other pages have a word
-    starting with (Material searches ``word*``); longer words win ties."""
+    starting with (Material searches ``word*``); longer words win ties. When every such word is on
+    other pages too, the two most distinctive ones."""
     pages = page_tokens(index)
     vocabulary = set().union(*pages.values())
 
@@ -85,7 +86,11 @@ def distinctive_word(index: dict, target_page: str, candidates: list[str]) -> st
 
     found = [w for w in candidates if w in pages.get(target_page, set())]
     assert found, f"none of {candidates} is a word of {target_page} in the index"
-    return min(found, key=score)
+    ranked = sorted(dict.fromkeys(found), key=score)
+    if score(ranked[0])[0] == 0 or len(ranked) == 1:
+        return ranked[0]
+    # no word of the title is the target's alone: two of them, as a reader types more words to narrow down
+    return f"{ranked[0]} {ranked[1]}"
 
 
 def english_query(indexes: dict, root: Path, rid: str) -> str:

@@ -16,8 +16,8 @@ import pytest
 
 from sitetest import (BISECTED, DTENSOR, HAS_SHARDING, MULTISLICE, REPO, SCALAR, UNMEASURED, bisected_ids, h1_text,
                       load, measured_ids, page_tokens, record_ids, shown_title)
+import sitesynthetic as synthetic
 from xlakb.errors import XlakbError
-from xlakb.sitegen import synthetic
 from xlakb.sitegen.build import build_site
 
 
@@ -39,7 +39,8 @@ def test_every_record_has_a_page_in_both_languages(layout, built):
             # summary, the reproducer's highlighted source, upstream links, the how-to-add link
             assert 'id="symptoms"' in page and 'id="root-cause"' in page and 'id="workaround"' in page
             assert 'class="highlight"' in page and data["reproducer"]["path"] in page
-            assert f'https://github.com/pytorch/xla/issues/{data["upstream"]["issues"][0]}' in page
+            for number in data["upstream"]["issues"][:1]:  # a bug known only from measurement has none yet
+                assert f'https://github.com/pytorch/xla/issues/{number}' in page
             assert 'href="../../contributing/"' in page
             assert f'data-status="{data["status"]}"' in page
 

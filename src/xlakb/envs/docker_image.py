@@ -72,16 +72,6 @@ def split_tag(tag: str) -> tuple[str, str]:
     return tag, "latest"
 
 
-def image_present(client, tag: str) -> bool:
-    import docker.errors
-
-    try:
-        client.images.get(tag)
-        return True
-    except docker.errors.ImageNotFound:
-        return False
-
-
 def build_base_image(tag: str = DEFAULT_TAG, progress: Progress | None = None, *, client=None,
                      suite: str = DEFAULT_SUITE, mirror: str | None = None, rebuild: bool = False) -> str:
     """Make the local base image ``tag`` unless it exists; return its image id."""

@@ -113,7 +113,7 @@ if __name__ == "__main__":
 
 def make_layout(dest: Path, root: Path | None = None) -> Path:
     """A scratch copy of the site sources of ``root`` (the checkout) at ``dest``."""
-    root = root or Path(__file__).resolve().parents[3]
+    root = root or Path(__file__).resolve().parents[1]
     dest.mkdir(parents=True, exist_ok=True)
     for name in COPY:
         src = root / name
@@ -124,7 +124,7 @@ def make_layout(dest: Path, root: Path | None = None) -> Path:
         else:
             (dest / name).mkdir(exist_ok=True)
     # The hook and the jieba dictionary are named by path in mkdocs.yml.
-    sitegen = Path(__file__).resolve().parent
+    sitegen = Path(__file__).resolve().parents[1] / "src" / "xlakb" / "sitegen"
     target = dest / "src" / "xlakb" / "sitegen"
     target.mkdir(parents=True, exist_ok=True)
     for name in ("hooks.py", "jieba_dict.txt"):
@@ -259,7 +259,7 @@ def stand_in_records() -> list[dict]:
 
 def write_matrix(root: Path, data: dict, *, measured_at: str = "2026-11-22T03:04:05Z") -> Path:
     """A fixture ``matrix.json`` following the record's claims (plus one untestable release)."""
-    from .data import claim
+    from xlakb.sitegen.data import claim
 
     results = []
     for tx, torch in RELEASES:
