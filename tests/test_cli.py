@@ -152,8 +152,8 @@ def test_matrix_warns_when_measurement_contradicts_claim(kb, wheelhouse):
     data["status"] = "open"
     path.write_text(yaml.safe_dump(data, allow_unicode=True))
     r = xlakb("matrix", "fake-bug", "--versions", "2.6.0", "--runner", "uv", "--find-links", str(wheelhouse), "--index-url", "none", root=kb)
-    assert "warning: versions.affected: claims 2.6.0 affected ('>=2.6'), measured not-reproduced" in r.stderr
-    assert "warning: status: is open, but the newest measured release 2.6.0 is not-reproduced" in r.stderr
+    assert "warning: fake-bug: versions.affected: claims 2.6.0 affected ('>=2.6'), measured not-reproduced" in r.stderr
+    assert "warning: fake-bug: status: is open, but the newest measured release 2.6.0 is not-reproduced" in r.stderr
     assert xlakb("validate", root=kb).returncode == 1  # and validate says so too, from the matrix just written
 
 
@@ -242,3 +242,22 @@ def test_drift_regressions_first_then_claims_then_unmeasured(kb):
     assert "CLAIM      fake-bug: versions.affected: 2.3.0 measured reproduced, but is not in affected '>=2.4,<2.6'" in lines
     assert lines[-1] == "UNMEASURED fake-bug: not measured on 2.9.0"
     assert "1 regression" in r.stderr
+
+
+def test_matrix_of_many_records_in_parallel(kb, wheelhouse):
+    """Several records (by component, or --all) over releases with -j 2: one table line per record,
+    progress over the whole batch, every result written as it arrives."""
+    import json
+
+    fake_record(kb)
+    fake_record(kb, "fake-bug-two")
+    common = ["--versions", "2.3.0", "2.5.1", "2.6.0", "--runner", "uv", "--find-links", str(wheelhouse), "--index-url", "none"]
+    r = xlakb("matrix", "--component", "testing", "-j", "2", *common, root=kb)
+    assert r.returncode == 0, r.stderr
+    assert "fake-bug      NRN" in r.stdout and "fake-bug-two  NRN" in r.stdout
+    assert "[6/6]" in r.stderr and "6 left" in r.stderr
+    for rid in ("fake-bug", "fake-bug-two"):
+        data = json.loads((kb / "bisect" / rid / "matrix.json").read_text())
+        assert [x["candidate"] for x in data["results"]] == ["2.3.0", "2.5.1", "2.6.0"]
+    assert "which records?" in one_line_error(xlakb("matrix", root=kb))
+    assert "-j must be at least 1" in one_line_error(xlakb("matrix", "--all", "-j", "0", *common, root=kb))

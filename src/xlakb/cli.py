@@ -190,27 +190,54 @@ def cmd_repro(args) -> int:
 
 def cmd_matrix(args) -> int:
     from .candidates.releases import release, releases_between
-    from .matrix import disagreements, run_matrix
-    from .records import load_record
+    from .matrix import disagreements, run_batch
+    from .records import load_record, load_records
     from .results import save_matrix
     from .runner import VerdictCache
 
     root = find_root(args.root)
-    rec = load_record(root, args.id)
+    if args.all or args.component or args.tag:
+        records = [r for r in load_records(root) if (args.all or args.ids and r.id in args.ids or
+                   (args.component and r.component == args.component) or (args.tag and args.tag in r.tags))]
+        if not records:
+            raise XlakbError("no record matches", hint="check --component/--tag, or name ids")
+    elif args.ids:
+        records = [load_record(root, i) for i in dict.fromkeys(args.ids)]
+    else:
+        raise XlakbError("which records?", hint="name ids, or pass --all, --component C or --tag T")
     cands = [release(v) for v in args.versions] if args.versions else releases_between()
     backend = _backend(args)
     progress = ConsoleProgress(quiet=args.quiet)
-    results = run_matrix(rec, cands, backend, progress=progress, cache=None if args.fresh else VerdictCache(),
-                         find_links=_links(args), index_url=args.index_url)
-    print(f"\n{rec.id}: torch_xla releases, as measured ({backend.name} runner)")
-    print(f"{'torch_xla':<10} {'torch':<8} {'verdict':<15} {'time':>7}  detail")
-    for r in results:
-        print(f"{r.candidate:<10} {r.torch:<8} {r.verdict.value:<15} {r.duration_s:6.1f}s  {r.detail[:70]}")
+    lock = threading.Lock()
+
+    def write(rec, res) -> None:  # as each result arrives: an interrupted batch keeps what it measured
+        if not args.no_save:
+            with lock:
+                save_matrix(root, rec, [res], backend.name)
+
+    results = run_batch([(r, c) for r in records for c in cands], backend, jobs=args.jobs, progress=progress,
+                        cache=None if args.fresh else VerdictCache(), find_links=_links(args), index_url=args.index_url,
+                        on_result=write)
+    by_record = {r.id: [x for x in results if x.record == r.id] for r in records}
+    if len(records) == 1:
+        rec = records[0]
+        print(f"\n{rec.id}: torch_xla releases, as measured ({backend.name} runner)")
+        print(f"{'torch_xla':<10} {'torch':<8} {'verdict':<15} {'time':>7}  detail")
+        for r in by_record[rec.id]:
+            print(f"{r.candidate:<10} {r.torch:<8} {r.verdict.value:<15} {r.duration_s:6.1f}s  {r.detail[:70]}")
+    else:
+        letter = {"reproduced": "R", "not-reproduced": "N", "untestable": "U", "error": "E"}
+        print(f"\n{len(records)} records x {len(cands)} releases ({cands[0].label} .. {cands[-1].label}, {backend.name} runner):"
+              f" R reproduced, N not reproduced, U untestable, E error")
+        width = max(len(r.id) for r in records)
+        for rec in records:
+            print(f"{rec.id:<{width}}  {''.join(letter[x.verdict.value] for x in by_record[rec.id])}")
     if not args.no_save:
-        path = save_matrix(root, rec, results, backend.name)
-        print(f"\nwritten: {path.relative_to(root)}")
-    for where, line in disagreements(rec, results):
-        print(f"warning: {where}: {line}", file=sys.stderr)
+        for rec in records:
+            print(f"written: bisect/{rec.id}/matrix.json")
+    for rec in records:
+        for where, line in disagreements(rec, by_record[rec.id]):
+            print(f"warning: {rec.id}: {where}: {line}", file=sys.stderr)
     return 0
 
 
@@ -565,8 +592,12 @@ def build_parser() -> argparse.ArgumentParser:
     runner_opts(sp)
     sp.set_defaults(func=cmd_repro)
 
-    sp = sub.add_parser("matrix", help="run a reproducer across releases and record the affected-versions table")
-    sp.add_argument("id")
+    sp = sub.add_parser("matrix", help="run reproducers across releases and record the affected-versions tables")
+    sp.add_argument("ids", nargs="*", metavar="ID")
+    sp.add_argument("--all", action="store_true", help="every record")
+    sp.add_argument("--component", help="every record of this component")
+    sp.add_argument("--tag", help="every record with this tag")
+    sp.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="probes to run at once (default 1)")
     sp.add_argument("--versions", nargs="+", metavar="VERSION", help="releases to run (default: all published)")
     sp.add_argument("--fresh", action="store_true", help="ignore cached verdicts")
     sp.add_argument("--no-save", action="store_true", help="do not write bisect/<id>/matrix.json")

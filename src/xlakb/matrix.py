@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import concurrent.futures as cf
+import threading
+import time
+from typing import Callable
+
 from .candidates import Candidate
+from .errors import XlakbError
 from .envs import Backend
 from .progress import NullProgress, Progress
 from .records import Record
@@ -21,14 +27,60 @@ def run_matrix(
 ) -> list[ProbeResult]:
     """One probe per candidate; a candidate whose environment cannot be built is an
     error result (with the reason), not the end of the run."""
+    return run_batch([(record, c) for c in candidates], backend, progress=progress, cache=cache,
+                     find_links=find_links, index_url=index_url)
+
+
+def run_batch(
+    pairs: list[tuple[Record, Candidate]],
+    backend: Backend,
+    *,
+    jobs: int = 1,
+    progress: Progress | None = None,
+    cache: VerdictCache | None = None,
+    find_links: tuple[str, ...] = (),
+    index_url: str | None = None,
+    on_result: Callable[[Record, ProbeResult], None] | None = None,
+) -> list[ProbeResult]:
+    """Probe many (record, release) pairs, ``jobs`` at a time, release after release, so the probes of one
+    release share its environment (built once: the others wait on its lock). ``on_result`` is called as
+    each result arrives (from the worker threads, one at a time), so a caller can write it at once.
+    Results come back in the order of ``pairs``."""
+    if jobs < 1:
+        raise XlakbError(f"-j must be at least 1, got {jobs}")
     progress = progress or NullProgress()
-    out: list[ProbeResult] = []
-    for i, cand in enumerate(candidates):
-        progress.step(i, len(candidates), f"{record.id} on torch_xla {cand.label} ({len(candidates) - i} left)")
+    order = {c.label: i for i, c in enumerate(dict.fromkeys(c for _, c in pairs))}
+    queue = sorted(range(len(pairs)), key=lambda i: (order[pairs[i][1].label], i))
+    results: list[ProbeResult | None] = [None] * len(pairs)
+    lock = threading.Lock()
+    done: list[float] = []
+    started = time.monotonic()
+
+    def one(i: int) -> None:
+        record, cand = pairs[i]
+        with lock:
+            left = len(pairs) - len(done)
+            eta = ""
+            if done:
+                per = (time.monotonic() - started) / len(done)
+                eta = f", about {per * left / jobs / 60:.0f} min left" if per * left / jobs >= 60 else f", about {per * left / jobs:.0f} s left"
+            progress.step(len(done), len(pairs), f"{record.id} on torch_xla {cand.label} ({left} left{eta})")
         res = try_probe(record, cand, backend, progress=progress, cache=cache, find_links=find_links, index_url=index_url)
-        out.append(res)
-        progress.step(i + 1, len(candidates), f"{cand.label}: {res.verdict.value}")
-    return out
+        with lock:
+            results[i] = res
+            done.append(res.duration_s)
+            progress.step(len(done), len(pairs), f"{record.id} on {cand.label}: {res.verdict.value}")
+            if on_result is not None:
+                on_result(record, res)
+
+    if jobs == 1:
+        for i in queue:
+            one(i)
+    else:
+        with cf.ThreadPoolExecutor(max_workers=jobs) as pool:
+            for future in [pool.submit(one, i) for i in queue]:
+                future.result()
+    return [r for r in results if r is not None]
 
 
 def disagreements(record: Record, results: list[ProbeResult] | list[dict]) -> list[tuple[str, str]]:
