@@ -259,7 +259,7 @@ def stand_in_records() -> list[dict]:
 
 def write_matrix(root: Path, data: dict, *, measured_at: str = "2026-11-22T03:04:05Z") -> Path:
     """A fixture ``matrix.json`` following the record's claims (plus one untestable release)."""
-    from xlakb.sitegen.data import claim
+    from xlakb.records import claim
 
     results = []
     for tx, torch in RELEASES:

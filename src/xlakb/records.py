@@ -121,19 +121,28 @@ class Record:
         return self.data["versions"].get("fixed_in")
 
     def claims(self, version: str) -> bool | None:
-        """True when the record claims ``version`` shows the bug, False when it claims it
-        does not (at or after ``fixed_in`` and outside ``affected``), None when it says nothing."""
-        v = Version(version)
-        if v in self.affected:
-            return True
-        fixed = self.fixed_in
-        if fixed and v >= Version(fixed):
-            return False
-        return None
+        """See :func:`claim`."""
+        return claim(self.data, version)
 
     def upstream_url(self, number: int, kind: str = "issues") -> str:
         """Link to an upstream issue (``kind="issues"``) or pull request (``kind="pull"``)."""
         return f"https://github.com/{self.data['upstream']['repo']}/{kind}/{number}"
+
+
+def claim(data: dict, version: str) -> bool | None:
+    """What a record (its data) claims for torch_xla ``version``: True when it shows the bug (in
+    ``affected``), False when it does not (at or after ``fixed_in`` and outside ``affected``), None when
+    it says nothing (or the version or the specifier cannot be read)."""
+    try:
+        v = Version(version)
+        if v in SpecifierSet(data["versions"]["affected"]):
+            return True
+    except (InvalidVersion, InvalidSpecifier):
+        return None
+    fixed = data["versions"].get("fixed_in")
+    if fixed and v >= Version(fixed):
+        return False
+    return None
 
 
 @lru_cache(maxsize=1)

@@ -45,7 +45,8 @@ def host() -> dict:
     return {"platform": platform.platform(), "machine": platform.machine(), "python": sys.version.split()[0], "cpus": os.cpu_count()}
 
 
-def _order(label: str):
+def candidate_order(label: str) -> tuple:
+    """Releases by version, then anything else (nightlies, wheels) by label."""
     try:
         return (0, Version(label), label)
     except InvalidVersion:
@@ -64,7 +65,7 @@ def save_matrix(root: Path, record: Record, results: list[ProbeResult], runner: 
         "reproducer": {"path": record.reproducer["path"], "sha256": record.reproducer_sha256()},
         "runner": runner,
         "host": host(),
-        "results": [by_label[k] for k in sorted(by_label, key=_order)],
+        "results": [by_label[k] for k in sorted(by_label, key=candidate_order)],
     }
     write_json(path, data)
     return path

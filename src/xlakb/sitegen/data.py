@@ -12,10 +12,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from packaging.version import InvalidVersion, Version
-
 from ..errors import XlakbError
 from ..records import load_records
+from ..results import candidate_order
 
 VERDICTS = ("reproduced", "not-reproduced", "untestable", "error")
 BISECT_SOURCES = ("releases", "nightlies", "commits")
@@ -108,27 +107,3 @@ def load_measured(root: Path, record_id: str) -> Measured:
     order = {s: i for i, s in enumerate(BISECT_SOURCES)}
     measured.bisects.sort(key=lambda r: (order.get(r["source"], len(order)), r["source"]))
     return measured
-
-
-def candidate_order(label: str) -> tuple:
-    """Releases by version, then anything else (nightlies, wheels) by label."""
-    try:
-        return (0, Version(label), label)
-    except InvalidVersion:
-        return (1, Version("0"), label)
-
-
-def claim(data: dict, version: str) -> bool | None:
-    """What the record claims for ``version``: True affected, False fixed, None silent."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
-    try:
-        v = Version(version)
-        if v in SpecifierSet(data["versions"]["affected"]):
-            return True
-    except (InvalidVersion, InvalidSpecifier):
-        return None
-    fixed = data["versions"].get("fixed_in")
-    if fixed and v >= Version(fixed):
-        return False
-    return None

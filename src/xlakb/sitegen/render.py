@@ -13,7 +13,9 @@ from functools import lru_cache
 from html import escape
 
 from ..errors import XlakbError
-from .data import SiteRecord, candidate_order, claim
+from ..records import claim
+from ..results import candidate_order
+from .data import SiteRecord
 
 LANGS = ("en", "zh")
 
