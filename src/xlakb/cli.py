@@ -507,6 +507,24 @@ def cmd_env(args) -> int:
     return 0
 
 
+def cmd_merge(args) -> int:
+    from .results import merge_matrix
+
+    root = find_root(args.root)
+    files = []
+    for where in args.folders:
+        folder = Path(where)
+        if not folder.is_dir():
+            raise XlakbError(f"{folder}: no such folder", hint="pass folders holding bisect/<id>/matrix.json files")
+        files += sorted(folder.rglob("matrix.json"))
+    if not files:
+        raise XlakbError(f"no matrix.json under {', '.join(args.folders)}")
+    for path in files:
+        rid, taken = merge_matrix(root, path)
+        print(f"{rid}: {taken} row(s) from {path}")
+    return 0
+
+
 def cmd_drift(args) -> int:
     from .candidates.releases import all_releases
     from .matrix import drift
@@ -520,6 +538,21 @@ def cmd_drift(args) -> int:
         rows = (load_matrix(root, rec.id) or {}).get("results", [])
         found += [(kind, rec.id, message) for kind, message in drift(rec, rows, releases)]
     order = {"regression": 0, "claim": 1, "unmeasured": 2}
+    if args.json:
+        import json
+
+        print(json.dumps([{"kind": k, "record": r, "message": m} for k, r, m in sorted(found, key=lambda f: (order[f[0]], f[1]))]
+                         , indent=1))
+        return EXIT_ERROR if found else 0
+    if args.unmeasured_releases:
+        from .matrix import unmeasured
+
+        wanted = sorted({v for rec in load_records(root) for v in unmeasured((load_matrix(root, rec.id) or {}).get("results", []), releases)},
+                        key=releases.index)
+        import json
+
+        print(json.dumps(wanted))
+        return 0
     for kind, rid, message in sorted(found, key=lambda f: (order[f[0]], f[1])):
         print(f"{kind.upper():<10} {rid}: {message}")
     if found:
@@ -640,7 +673,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("drift", help="records whose claims disagree with their measured matrix, regressions first, "
                                       "and releases not measured yet (exit 1 when there is any)")
+    sp.add_argument("--json", action="store_true", help="the list as JSON")
+    sp.add_argument("--unmeasured-releases", action="store_true",
+                    help="print the releases some record was not measured on, as a JSON list (for a CI job matrix)")
     sp.set_defaults(func=cmd_drift)
+
+    sp = sub.add_parser("merge-matrices", help="merge matrix.json files measured elsewhere (CI jobs) into bisect/; "
+                                               "the newer measurement of each release wins")
+    sp.add_argument("folders", nargs="+", metavar="FOLDER")
+    sp.set_defaults(func=cmd_merge)
 
     sp = sub.add_parser("gc", help="remove the Docker containers, volumes and images xlakb made")
     sp.add_argument("--all", action="store_true", help="also the local base image")

@@ -141,7 +141,14 @@ def drift(record: Record, rows: list[dict], releases: list[str]) -> list[tuple[s
     for where, message in disagreements(record, rows):
         if not (fixed and where == "versions.fixed_in"):  # already said as a regression
             out.append(("claim", f"{where}: {message}"))
-    missing = [v for v in releases if v not in judged]
+    missing = unmeasured(rows, releases)
     if missing:
         out.append(("unmeasured", f"not measured on {', '.join(missing)}"))
     return out
+
+
+def unmeasured(rows: list[dict], releases: list[str]) -> list[str]:
+    """Known releases without a judged verdict (reproduced, not-reproduced or untestable) in ``rows``."""
+    judged = {r["candidate"] for r in rows if r.get("kind", "release") == "release"
+              and r["verdict"] in (Verdict.REPRODUCED.value, Verdict.NOT_REPRODUCED.value, Verdict.UNTESTABLE.value)}
+    return [v for v in releases if v not in judged]

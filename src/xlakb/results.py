@@ -73,3 +73,25 @@ def save_matrix(root: Path, record: Record, results: list[ProbeResult], runner: 
 
 def load_matrix(root: Path, record_id: str) -> dict | None:
     return read_json(results_dir(root, record_id) / "matrix.json")
+
+
+def merge_matrix(root: Path, other: Path) -> tuple[str, int]:
+    """Merge the rows of another ``matrix.json`` (e.g. measured by a CI job on one release) into this
+    checkout's ``bisect/<record>/matrix.json``: per candidate, the newer measurement wins; nothing else is
+    lost. Returns (record id, rows taken from ``other``)."""
+    data = read_json(other)
+    if not data or not isinstance(data.get("results"), list) or not isinstance(data.get("record"), str):
+        raise XlakbError(f"{other}: not a matrix.json (no 'record' and 'results')")
+    path = results_dir(root, data["record"]) / "matrix.json"
+    mine = read_json(path) or {k: v for k, v in data.items() if k != "results"} | {"results": []}
+    rows = {r["candidate"]: r for r in mine.get("results", [])}
+    taken = 0
+    for row in data["results"]:
+        old = rows.get(row["candidate"])
+        if old is None or str(row.get("measured_at", "")) > str(old.get("measured_at", "")):
+            rows[row["candidate"]] = row
+            taken += 1
+    mine["results"] = [rows[k] for k in sorted(rows, key=candidate_order)]
+    if taken:
+        write_json(path, mine)
+    return data["record"], taken
