@@ -143,8 +143,8 @@ TORCH_XLA_SIGNS = (
     ("a torch_xla frame or path", r"[/\\]torch_xla[/\\]", ""),
     ("a torch_xla import", r"^\s*(?:import torch_xla|from torch_xla[\w.]* import)", "m"),
     ("a torch_xla version", r"torch[_-]xla(?:==|-|\s+)\d+\.\d+|torch_xla\.__version__", "i"),
-    ("an XLA/PJRT log line", r"external/xla/|xla/(?:service|pjrt|hlo)/|torch_xla/csrc|pjrt_computation_client|"
-                             r"\bPJRT_DEVICE\b|XLA_[A-Z_]+=|_XLAC\b|TfrtCpuClient|PjRt|pjrt_c_api", ""),
+    ("an XLA/PJRT log line or IR dump", r"external/xla/|xla/(?:service|pjrt|hlo)/|torch_xla/csrc|pjrt_computation_client|"
+                             r"\bPJRT_DEVICE\b|XLA_[A-Z_]+=|_XLAC\b|TfrtCpuClient|PjRt|pjrt_c_api|\bxla::[a-z_]+\(", ""),
 )
 _V = r"(\d+\.\d+(?:\.\d+)?(?:[.+][\w.]+)?)"
 _NAMES = {"torch_xla": r"torch[_-]xla", "torch": r"(?<![\w-])torch(?![_-]xla)(?!\w)"}

@@ -7,7 +7,9 @@ proxy's log shows the cause on CPU, not what users see) and every release its
 matrix measured, the log of a real run of its reproducer there (the verdict cache's log when it
 still exists, else a new run through xlakb, uv runner) is trimmed and written to:
 
-* ``positive/<id>@<release>.log`` when the run reproduced the bug: triage must name the record, strongly;
+* ``positive/<id>@<release>.log`` when the run reproduced the bug and its log shows an error a user would
+  paste (a reproducer that proves a silent bug through a debug API is left out): triage must name the
+  record, strongly;
 * ``negative/measured/<id>@<release>.log`` when it did not: triage must not name it strongly.
 
 Trimming keeps what a user would paste: XLA's per-device INFO noise and the reproducer's own verdict
@@ -27,6 +29,7 @@ REPO = HERE.parents[2]
 
 NOISE = re.compile(r"I torch_xla/csrc/device\.cpp:\d+\] Using SPMD virtual device optimization|"
                    r"^(?:REPRODUCED|NOT REPRODUCED|UNTESTABLE|ERROR|INFO|elapsed)\b")
+ERROR_SHOWN = re.compile(r"Traceback \(most recent call last\)|Check failed|RET_CHECK|\w+Error: |Aborted|terminate called")
 ENV_PATH = re.compile(r"/[^\s\"']*/envs/(?:uv|docker)/[0-9a-f]{20}/venv/lib/(python3\.\d+)/site-packages/")
 
 
@@ -70,6 +73,10 @@ def main(argv: list[str]) -> int:
             trimmed = trim(log.read_text("utf-8", "replace"))
             if not trimmed.strip():
                 continue  # the run printed nothing but its verdict: nothing a user would paste
+            if row["verdict"] == "reproduced" and not ERROR_SHOWN.search(trimmed):
+                print(f"{rec.id}@{cand.label}: no error in the log (the reproducer shows the bug another way): "
+                      f"not a triage positive", file=sys.stderr)
+                continue
             where.mkdir(parents=True, exist_ok=True)
             (where / f"{rec.id}@{cand.label}.log").write_text(trimmed)
             written += 1
