@@ -132,8 +132,9 @@ def test_bisect_results_link_commits_and_prs(layout, built):
                 if meta.get("pr"):
                     url = meta.get("pr_url") or f"https://github.com/{repo}/pull/{meta['pr']}"
                     assert f'href="{html.escape(url)}">#{meta["pr"]}</a>' in page
-            for commit in report.get("between", []):
-                assert html.escape(commit["subject"], quote=False) in page
+            for commit in report.get("between", []):  # in text or in an attribute-safe form (quotes escaped)
+                subject = commit["subject"]
+                assert html.escape(subject, quote=False) in page or html.escape(subject) in page
             assert html.escape(report["command"], quote=False) in page or html.escape(report["command"]) in page
 
 
