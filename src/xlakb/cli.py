@@ -244,9 +244,7 @@ def cmd_matrix(args) -> int:
 def cmd_triage(args) -> int:
     import json
 
-    from .records import load_records
-    from .results import load_matrix
-    from .triage import BadInput, advice_text, export_record, read_log, read_log_file, result_json, triage
+    from .triage import BadInput, advice_text, export, read_log, read_log_file, result_json, triage
 
     root = find_root(args.root)
     try:
@@ -261,8 +259,7 @@ def cmd_triage(args) -> int:
         return EXIT_BAD_INPUT
     for note in log.notes:
         print(f"note: {note}", file=sys.stderr)
-    records = [export_record(r.data, load_matrix(root, r.id)) for r in load_records(root)]
-    result = triage(log, records, torch_xla=args.torch_xla)
+    result = triage(log, export(root)["records"], torch_xla=args.torch_xla)
     if args.json:
         print(json.dumps(result_json(result), indent=1, ensure_ascii=False))
         return 0 if result.strong else EXIT_ERROR
@@ -531,29 +528,24 @@ def cmd_drift(args) -> int:
     from .records import load_records
     from .results import load_matrix
 
+    import json
+
+    from .matrix import unmeasured
+
     root = find_root(args.root)
     releases = all_releases()
-    found = []
-    for rec in load_records(root):
-        rows = (load_matrix(root, rec.id) or {}).get("results", [])
-        found += [(kind, rec.id, message) for kind, message in drift(rec, rows, releases)]
-    order = {"regression": 0, "claim": 1, "unmeasured": 2}
-    if args.json:
-        import json
-
-        print(json.dumps([{"kind": k, "record": r, "message": m} for k, r, m in sorted(found, key=lambda f: (order[f[0]], f[1]))]
-                         , indent=1))
-        return EXIT_ERROR if found else 0
+    measured = [(rec, (load_matrix(root, rec.id) or {}).get("results", [])) for rec in load_records(root)]
     if args.unmeasured_releases:
-        from .matrix import unmeasured
-
-        wanted = sorted({v for rec in load_records(root) for v in unmeasured((load_matrix(root, rec.id) or {}).get("results", []), releases)},
-                        key=releases.index)
-        import json
-
-        print(json.dumps(wanted))
+        wanted = {v for _, rows in measured for v in unmeasured(rows, releases)}
+        print(json.dumps([v for v in releases if v in wanted]))
         return 0
-    for kind, rid, message in sorted(found, key=lambda f: (order[f[0]], f[1])):
+    order = {"regression": 0, "claim": 1, "unmeasured": 2}
+    found = sorted(((kind, rec.id, message) for rec, rows in measured for kind, message in drift(rec, rows, releases)),
+                   key=lambda f: (order[f[0]], f[1]))
+    if args.json:
+        print(json.dumps([{"kind": k, "record": r, "message": m} for k, r, m in found], indent=1))
+        return EXIT_ERROR if found else 0
+    for kind, rid, message in found:
         print(f"{kind.upper():<10} {rid}: {message}")
     if found:
         counts = {k: sum(1 for f in found if f[0] == k) for k in order}

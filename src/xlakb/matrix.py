@@ -132,8 +132,7 @@ def drift(record: Record, rows: list[dict], releases: list[str]) -> list[tuple[s
 
     out: list[tuple[str, str]] = []
     fixed = record.fixed_in
-    judged = {r["candidate"]: r["verdict"] for r in rows if r.get("kind", "release") == "release"
-              and r["verdict"] in (Verdict.REPRODUCED.value, Verdict.NOT_REPRODUCED.value, Verdict.UNTESTABLE.value)}
+    judged = _judged(rows)
     if fixed:
         back = [v for v, verdict in judged.items() if verdict == Verdict.REPRODUCED.value and Version(v) >= Version(fixed)]
         if back:
@@ -149,6 +148,11 @@ def drift(record: Record, rows: list[dict], releases: list[str]) -> list[tuple[s
 
 def unmeasured(rows: list[dict], releases: list[str]) -> list[str]:
     """Known releases without a judged verdict (reproduced, not-reproduced or untestable) in ``rows``."""
-    judged = {r["candidate"] for r in rows if r.get("kind", "release") == "release"
-              and r["verdict"] in (Verdict.REPRODUCED.value, Verdict.NOT_REPRODUCED.value, Verdict.UNTESTABLE.value)}
+    judged = _judged(rows)
     return [v for v in releases if v not in judged]
+
+
+def _judged(rows: list[dict]) -> dict[str, str]:
+    """Release label -> verdict, for the releases ``rows`` judged (an error is no judgement)."""
+    return {r["candidate"]: r["verdict"] for r in rows if r.get("kind", "release") == "release"
+            and r["verdict"] in (Verdict.REPRODUCED.value, Verdict.NOT_REPRODUCED.value, Verdict.UNTESTABLE.value)}

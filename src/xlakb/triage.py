@@ -54,10 +54,10 @@ class BadInput(XlakbError):
 WHOLE_LIMIT = 64 << 20      # logs up to this size are read whole
 KEPT_LIMIT = 16 << 20       # larger ones: the head, the tail and the lines that matter, up to this much
 HEAD_TAIL = 2 << 20
-INTERESTING = re.compile(
-    r"Error|error|Exception|FAILED|[Ff]ailed|Check|CHECK|assert|Assert|abort|Abort|Traceback|File \"|"
-    r"torch[_-]xla|XLA|PJRT|pjrt|xla/|Killed|signal|version|==|Warning|^[FE]\d{4} ", re.M)
-_INTERESTING_BYTES = re.compile(INTERESTING.pattern.encode(), re.M)
+#: lines of a streamed log that can carry evidence (on bytes: no decoding of what is skipped)
+_INTERESTING = re.compile(
+    rb"Error|error|Exception|FAILED|[Ff]ailed|Check|CHECK|assert|Assert|abort|Abort|Traceback|File \"|"
+    rb"torch[_-]xla|XLA|PJRT|pjrt|xla/|Killed|signal|version|==|Warning|^[FE]\d{4} ", re.M)
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def read_log(stream: BinaryIO, source: str) -> Log:
             body, carry = buf[:cut], buf[cut:]
             pos = 0
             while budget > 0:  # whole lines around each hit, one scan of the chunk in C
-                m = _INTERESTING_BYTES.search(body, pos)
+                m = _INTERESTING.search(body, pos)
                 if m is None:
                     break
                 start = body.rfind(b"\n", 0, m.start()) + 1
@@ -168,6 +168,8 @@ def _compile(pattern: str, flags: str = "") -> re.Pattern:
 
 _FRAME = re.compile(FRAME_PATTERN, re.M)
 _SIGNS = tuple((what, _compile(p, f)) for what, p, f in TORCH_XLA_SIGNS)
+_VERSIONS = {name: tuple((where, _compile(p.format(name=rx), f)) for where, p, f in VERSION_PATTERNS)
+             for name, rx in _NAMES.items()}
 # Speed only (the site's engine runs the patterns on the whole text, with the same results): the
 # lines that can hold a sign or a version, found with str.find, which is far faster than a regex.
 _SIGN_NEEDLES = ("torch", "xla", "pjrt", "tfrtcpuclient")  # every sign holds one of these, in any case
@@ -197,8 +199,6 @@ def _lines_with(text: str, needles: tuple[str, ...]) -> str:
         else:
             merged.append([start, end])
     return "\n".join(text[a:b] for a, b in merged)
-_VERSIONS = {name: tuple((where, _compile(p.format(name=rx), f)) for where, p, f in VERSION_PATTERNS)
-             for name, rx in _NAMES.items()}
 
 
 @dataclass(frozen=True)
@@ -206,7 +206,7 @@ class Facts:
     """What a log shows, extracted once for all records."""
 
     text: str
-    frames: tuple[tuple[str, str, str], ...]   # (path, function, source line)
+    frames: tuple[tuple[str, str, str, str], ...]   # (path, base name, function, source line)
     torch_xla: tuple[str, ...]                  # which signs of torch_xla it has
     torch_xla_version: str | None
     torch_version: str | None
@@ -228,7 +228,8 @@ def _version(text: str, name: str) -> tuple[str | None, str | None]:
 
 def facts(log: Log | str) -> Facts:
     text = log.text if isinstance(log, Log) else log
-    frames = tuple((m.group(1), m.group(2), (m.group(3) or "").strip()) for m in _FRAME.finditer(text))
+    frames = tuple((m.group(1), re.split(r"[/\\]", m.group(1))[-1], m.group(2), (m.group(3) or "").strip())
+                   for m in _FRAME.finditer(text))
     near_signs = _lines_with(text, _SIGN_NEEDLES)
     signs = tuple(what for what, pattern in _SIGNS if pattern.search(near_signs))
     near_versions = _lines_with(text, _VERSION_NEEDLES)
@@ -252,10 +253,6 @@ class Signature:
         if self.kind == "env":
             return f"env {self.name}" + (f"={self.pattern}" if self.pattern else "")
         return f"{self.kind} {self.pattern}"
-
-    def to_json(self) -> dict:
-        return {k: v for k, v in (("kind", self.kind), ("pattern", self.pattern), ("file", self.file),
-                                  ("function", self.function), ("name", self.name)) if v}
 
 
 def parse_signature(item) -> Signature:
@@ -321,11 +318,6 @@ class Result:
     torch_version: str | None
     version_source: str | None
 
-    @functools.cached_property
-    def words(self) -> frozenset[str]:
-        """Every word of the log (speed only: a signature whose key word is missing cannot match)."""
-        return frozenset(re.findall(r"\w+", self.text))
-
     @property
     def strong(self) -> list[Match]:
         return [m for m in self.matches if m.strength == "strong"]
@@ -352,11 +344,9 @@ def _needle(pattern: str) -> str:
         if str(op) == "LITERAL":
             run.append(chr(arg))
             continue
-        if len(run) > len(best):
+        if len(run) > len(best):  # a repeat, class or group ends the run: what follows is not adjacent
             best = "".join(run)
         run = []
-        if str(op) not in ("AT",):  # a repeat, class or group: what follows still is required, but not adjacent
-            continue
     if len(run) > len(best):
         best = "".join(run)
     return best if len(best) >= 3 else ""
@@ -390,15 +380,14 @@ def _hit(sig: Signature, f: Facts) -> Hit | None:
     if sig.kind == "frame":
         file_rx = _rx(sig.file)
         function_rx = _rx(sig.function) if sig.function else None
-        for path, function, _src in f.frames:
-            base = re.split(r"[/\\]", path)[-1]
+        for path, base, function, _src in f.frames:
             if file_rx.fullmatch(base) and (function_rx is None or function_rx.fullmatch(function)):
                 pos = text.find(f'"{path}"')
                 return Hit(sig, f"{base} in {function}", _line_of(text, max(pos, 0)))
         return None
     if sig.kind == "call":
         call_rx = _rx(sig.pattern)
-        for _path, _function, source in f.frames:
+        for _path, _base, _function, source in f.frames:
             if source and call_rx.search(source):
                 pos = text.find(source)
                 return Hit(sig, source[:160], _line_of(text, max(pos, 0)))
@@ -491,10 +480,16 @@ def export_record(data: dict, matrix: dict | None) -> dict:
 
 
 def export(root: Path) -> dict:
-    """Triage data of every record under ``root`` with its measured matrix: the rules' weights and the records."""
+    """Triage data of every record under ``root`` with its measured matrix (see :func:`export_records`)."""
     from .records import load_records
     from .results import load_matrix
 
+    return export_records([export_record(r.data, load_matrix(root, r.id)) for r in load_records(root)])
+
+
+def export_records(records: list[dict]) -> dict:
+    """What both engines read: the rules' data (weights, kinds, the patterns of signs and versions, the
+    advice texts) and the records' triage data (:func:`export_record`)."""
     return {
         "weights": WEIGHTS,
         "message_kinds": list(MESSAGE_KINDS),
@@ -504,7 +499,7 @@ def export(root: Path) -> dict:
         "version_patterns": {name: [[where, p.format(name=rx), f] for where, p, f in VERSION_PATTERNS]
                              for name, rx in _NAMES.items()},
         "advice": ADVICE,
-        "records": [export_record(r.data, load_matrix(root, r.id)) for r in load_records(root)],
+        "records": records,
     }
 
 

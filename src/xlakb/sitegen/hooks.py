@@ -259,11 +259,12 @@ def on_post_build(config) -> None:
     if plugin is not None and getattr(plugin, "building", False):
         return  # a nested per-language build; the outer one splits the index
     site = Path(config.site_dir)
-    from xlakb.triage import export
+    from xlakb.triage import export_record, export_records
 
-    data = site / TRIAGE_DATA
+    data = site / TRIAGE_DATA  # the records this build already read, with their matrices
     data.parent.mkdir(parents=True, exist_ok=True)
-    data.write_text(json.dumps(export(_root(config)), ensure_ascii=False, separators=(",", ":")), "utf-8")
+    triage_data = export_records([export_record(r.data, r.measured.matrix) for r in site_records(config)])
+    data.write_text(json.dumps(triage_data, ensure_ascii=False, separators=(",", ":")), "utf-8")
     path = site / "search" / "search_index.json"
     if not path.is_file():
         return

@@ -560,6 +560,21 @@ def bisect_html(report: dict, repo: str, lang: str) -> str:
     return "\n".join(parts)
 
 
+def filter_form(lang: str, shown: int, selects: list[tuple[str, str, list[tuple[str, str]]]]) -> str:
+    """The filters above a records table (site/assets/javascripts/xlakb.js): one select per
+    (name, label, [(value, text)]), and the count of records shown."""
+    t = UI[lang]
+    parts = []
+    for name, label, options in selects:
+        opts = f'<option value="">{escape(t["home_all"])}</option>' + "".join(
+            f'<option value="{escape(v)}">{escape(text)}</option>' for v, text in options)
+        parts.append(f'<label>{escape(label)} <select class="xlakb-filter" data-filter="{name}" '
+                     f'name="{name}">{opts}</select></label>')
+    return ('<form class="xlakb-filters" onsubmit="return false">' + "".join(parts)
+            + f' <span class="xlakb-count"><span class="xlakb-count-n">{shown}</span> {escape(t["home_shown"])}</span>'
+            + "</form>")
+
+
 def records_table(records: list[SiteRecord], lang: str, href) -> str:
     """The home page table, filterable by status, component and tag (site/assets/javascripts/xlakb.js)."""
     t = UI[lang]
@@ -568,21 +583,11 @@ def records_table(records: list[SiteRecord], lang: str, href) -> str:
     statuses = [s for s in t["status"] if any(r.data["status"] == s for r in records)]
     components = sorted({r.data["component"] for r in records})
     tags = sorted({tag for r in records for tag in r.data["tags"]})
-
-    def select(name: str, label: str, options: list[tuple[str, str]]) -> str:
-        opts = f'<option value="">{escape(t["home_all"])}</option>' + "".join(
-            f'<option value="{escape(v)}">{escape(text)}</option>' for v, text in options)
-        return (f'<label>{escape(label)} <select class="xlakb-filter" data-filter="{name}" '
-                f'name="{name}">{opts}</select></label>')
-
-    filters = (
-        '<form class="xlakb-filters" onsubmit="return false">'
-        + select("status", t["home_filter_status"], [(s, t["status"][s]) for s in statuses])
-        + select("component", t["home_filter_component"], [(c, c) for c in components])
-        + select("tag", t["home_filter_tag"], [(g, g) for g in tags])
-        + f' <span class="xlakb-count"><span class="xlakb-count-n">{len(records)}</span> {escape(t["home_shown"])}</span>'
-        + "</form>"
-    )
+    filters = filter_form(lang, len(records), [
+        ("status", t["home_filter_status"], [(s, t["status"][s]) for s in statuses]),
+        ("component", t["home_filter_component"], [(c, c) for c in components]),
+        ("tag", t["home_filter_tag"], [(g, g) for g in tags]),
+    ])
     rows = []
     releases = releases_shown(records)
     for r in records:
@@ -652,15 +657,8 @@ def coverage_table(records: list[SiteRecord], lang: str, href, *, component_href
         return f"<p>{escape(t['home_empty'])}</p>"
     releases = releases_shown(records)
     components = sorted({r.data["component"] for r in records})
-    form = ""
-    if filters:
-        opts = f'<option value="">{escape(t["home_all"])}</option>' + "".join(
-            f'<option value="{escape(c)}">{escape(c)}</option>' for c in components)
-        form = ('<form class="xlakb-filters" onsubmit="return false">'
-                f'<label>{escape(t["home_filter_component"])} <select class="xlakb-filter" data-filter="component" '
-                f'name="component">{opts}</select></label>'
-                f' <span class="xlakb-count"><span class="xlakb-count-n">{len(records)}</span> {escape(t["home_shown"])}</span>'
-                "</form>\n")
+    form = filter_form(lang, len(records), [("component", t["home_filter_component"], [(c, c) for c in components])]) + "\n" \
+        if filters else ""
     head = (f"<th>{escape(t['coverage_th_record'])}</th><th>{escape(t['home_th_status'])}</th>"
             + "".join(f"<th>{escape(v)}</th>" for v in releases))
     rows = []
