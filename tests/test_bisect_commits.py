@@ -15,8 +15,8 @@ import pytest
 
 from fakewheels import FAKE_REPRODUCER, fake_record
 from fakexla import BASE_NEW, BASE_OLD, CULPRIT, CULPRIT2, FIX, NATIVE, SKIP, FakeHistory, torch_wheel
-from xlakb.bisection import Engine, Options, annotate_commits, commit_resolver
-from xlakb.candidates.commits import list_commits
+from xlakb.bisection import Context, Options
+from xlakb.candidates.commits import CommitSource, list_commits
 from xlakb.candidates.releases import release
 from xlakb.envs import cache_dir
 from xlakb.envs.uv import UvBackend
@@ -65,10 +65,12 @@ def library_run(kb, hist, house, start, end, *, record="fake-bug", bases=("2.5.1
     options = Options(find_links=(str(house),), index_url="none", command="test", prepare_ahead=False)
     progress = RecordingProgress()
     backend = UvBackend()
-    resolver = commit_resolver(rec, backend, options, progress, hist.path, [release(b) for b in bases])
-    eng = Engine(rec, backend, progress=progress, options=options, resolve=resolver, cache=cache, state_root=state_root)
+    ctx = Context(rec, backend, progress=progress, options=options, cache=cache, state_root=state_root)
+    resolver = CommitSource(ctx, hist.path, [release(b) for b in bases])
+    resolver.prepare()
+    eng = ctx.engine(resolver)
     rep = eng.run(list_commits(hist.path, start, end), source="commits")
-    annotate_commits(rep, hist.path, resolver)
+    resolver.finish(rep)
     return rep, resolver, eng
 
 
@@ -126,9 +128,10 @@ def test_overlay_wins_over_the_installed_package(kb, xla):
     rec = load_record(kb, "fake-bug")
     options = Options(find_links=(str(house),), index_url="none")
     backend = UvBackend()
-    resolver = commit_resolver(rec, backend, options, RecordingProgress(), hist.path, [release("2.5.1"), release("2.6.0")])
+    resolver = CommitSource(Context(rec, backend, progress=RecordingProgress(), options=options), hist.path,
+                            [release("2.5.1"), release("2.6.0")])
     culprit = next(c for c in list_commits(hist.path, "#111", "#113") if c.meta["pr"] == 112)
-    real = resolver(culprit)
+    real = resolver.resolve(culprit)
     assert (real.torch_xla, real.meta["base"], real.meta["native_difference_count"]) == ("2.5.1", "2.5.1", 0)
     prepared = backend.ensure(env_spec(rec, real, find_links=options.find_links, index_url="none"), RecordingProgress())
     probe_script = kb / "where.py"

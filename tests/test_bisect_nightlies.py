@@ -14,8 +14,8 @@ import pytest
 
 from fakewheels import build_wheel, fake_record
 from fakexla import BASE_OLD, CULPRIT, FakeHistory, NightlyServer, publish_nightly, torch_wheel
-from xlakb.bisection import Engine, NarrowStopped, Options, narrow, nightly_resolver
-from xlakb.candidates.nightlies import ENV_TORCH_URL, ENV_TORCH_XLA_URL, list_nightlies
+from xlakb.bisection import Context, NarrowStopped, Options, narrow
+from xlakb.candidates.nightlies import ENV_TORCH_URL, ENV_TORCH_XLA_URL, NightlySource, list_nightlies
 from xlakb.envs import cache_dir
 from xlakb.envs.uv import UvBackend
 from xlakb.progress import RecordingProgress
@@ -108,8 +108,8 @@ def test_vanished_wheel_is_stepped_around(kb, site):
     data = site.files.pop(gone)
     try:
         progress = RecordingProgress()
-        eng = Engine(load_record(kb, "fake-bug"), UvBackend(), progress=progress, resolve=nightly_resolver(progress),
-                     options=Options(index_url="none", prepare_ahead=False))
+        ctx = Context(load_record(kb, "fake-bug"), UvBackend(), progress=progress, options=Options(index_url="none", prepare_ahead=False))
+        eng = ctx.engine(NightlySource(ctx))
         rep = eng.run(cands, source="nightlies")
     finally:
         site.files[gone] = data
@@ -194,6 +194,7 @@ def test_narrow_goes_from_releases_to_nightlies_to_the_commit(kb, narrowing):
     # the library function says the same and hands back the finished stage
     rec = load_record(kb, "fake-bug")
     with pytest.raises(NarrowStopped, match="ends do not bracket") as err:
-        narrow(rec, UvBackend(), start="2.5.0", end="2.6.1", nightly_versions=["2.7.0"], torch_xla_url=server.torch_xla_url,
-               torch_url=server.torch_url, options=Options(find_links=(str(house),), index_url="none"))
+        narrow(Context(rec, UvBackend(), options=Options(find_links=(str(house),), index_url="none")),
+               {"nightly_version": ["2.7.0"], "torch_xla_url": server.torch_xla_url, "torch_url": server.torch_url},
+               start="2.5.0", end="2.6.1")
     assert [r.source for r in err.value.reports] == ["releases"] and err.value.reports[0].probes_run == 0

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from fakewheels import fake_record, fake_torch, fake_torch_xla
-from xlakb.bisection import Engine, Options, outcome_of, save_report, walk_back
-from xlakb.candidates.releases import releases_between
+from xlakb.bisection import Engine, Options, outcome_of, save_report
+from xlakb.candidates.releases import releases_between, walk_back
 from xlakb.envs.uv import UvBackend
 from xlakb.errors import XlakbError
 from xlakb.progress import RecordingProgress

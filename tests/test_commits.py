@@ -11,6 +11,7 @@ from pathlib import Path
 import git
 import pytest
 
+from xlakb.envs.overlay import overlay_commit
 from xlakb.candidates.commits import (
     changed_paths,
     classify_path,
@@ -18,7 +19,6 @@ from xlakb.candidates.commits import (
     list_commits,
     native_changes,
     nearest_base,
-    overlay_commit,
     pr_number,
     first_parent_history,
     resolve_end,

@@ -294,94 +294,51 @@ def cmd_triage(args) -> int:
 
 
 def cmd_bisect(args) -> int:
-    from .bisection import (Engine, NarrowStopped, Options, annotate_commits, commit_resolver, narrow, nightly_candidate,
-                            nightly_resolver, release_ranges)
-    from .candidates.releases import release
+    from .bisection import Context, NarrowStopped, Options, narrow, save_report
+    from .candidates import get_source
     from .records import load_record
     from .runner import VerdictCache
 
     root = find_root(args.root)
     rec = load_record(root, args.id)
-    backend = _backend(args)
-    progress = ConsoleProgress(quiet=args.quiet)
-    command = "xlakb " + shlex.join(args.argv)
     options = Options(repeat=args.repeat, jobs=args.jobs, prepare_ahead=not args.no_prepare,
-                      find_links=_links(args), index_url=args.index_url, command=command)
-    cache = VerdictCache()
-    state_root = None
+                      find_links=_links(args), index_url=args.index_url, command="xlakb " + shlex.join(args.argv))
+    ctx = Context(rec, _backend(args), progress=ConsoleProgress(quiet=args.quiet), options=options)
     if args.fresh:
         import tempfile
 
-        cache = VerdictCache(Path(tempfile.mkdtemp(prefix="xlakb-fresh-")))
-        state_root = cache.root.parent / "state"
+        ctx.cache = VerdictCache(Path(tempfile.mkdtemp(prefix="xlakb-fresh-")))
+        ctx.state_root = ctx.cache.root.parent / "state"
+    opts = vars(args)
+
+    def show(report) -> None:
+        print()
+        print(report.summary())
+        for line in report.listing():
+            print(line)
+        if not args.no_save:
+            print(f"\nwritten: {save_report(root, report).relative_to(root)}")
+
     if args.narrow:
         if args.source != "releases":
             raise XlakbError(f"--narrow starts from releases, not {args.source}", hint="drop --source; --start/--end name releases")
         stopped = None
         try:
-            reports = narrow(rec, backend, start=args.start, end=args.end, direction=args.direction,
-                             repo=Path(args.repo) if args.repo else None, branch=args.branch,
-                             nightly_versions=args.nightly_version, torch_xla_url=args.torch_xla_url, torch_url=args.torch_url,
-                             progress=progress, cache=cache, options=options, state_root=state_root)
+            reports = narrow(ctx, opts, start=args.start, end=args.end, direction=args.direction)
         except NarrowStopped as err:
             reports, stopped = err.reports, err
         for report in reports:
-            _show_report(report, root, args)
+            show(report)
         if stopped is not None:
             print(f"xlakb: {stopped}", file=sys.stderr)
             return EXIT_ERROR
         if not args.repo:
             print("\nno --repo given: narrowing stopped at nightlies (pass --repo <pytorch/xla clone> to go on to commits)")
         return 0
-    resolver = None
-    commit_res = None
-    if args.source == "releases":
-        engine = Engine(rec, backend, progress=progress, cache=cache, options=options, state_root=state_root)
-        for cands in release_ranges(engine, args.start, args.end, args.direction):
-            _show_report(engine.run(cands, source="releases", direction=args.direction), root, args)
-        return 0
-    if args.source == "nightlies":
-        from .candidates.nightlies import list_nightlies
-
-        if not (args.start and args.end and args.nightly_version):
-            raise XlakbError("nightlies need --start and --end dates and --nightly-version", hint="e.g. --start 2025-01-01 --end 2025-02-01 --nightly-version 2.7.0")
-        cands = list(list_nightlies(args.start, args.end, versions=args.nightly_version, torch_xla_url=args.torch_xla_url,
-                                    torch_url=args.torch_url, progress=progress))
-        resolver = nightly_resolver(progress)
-    else:
-        from .candidates.commits import list_commits
-
-        if not (args.repo and args.start and args.end and args.base):
-            raise XlakbError("commits need --repo, --start, --end and at least one --base", hint="e.g. --repo ../xla --start '#8609' --end '#8819' --base 2.6.0 --base 2.7.0")
-        cands = list_commits(Path(args.repo), args.start, args.end, branch=args.branch)
-        bases = [nightly_candidate(b.removeprefix("nightly:"), versions=args.nightly_version or (), torch_xla_url=args.torch_xla_url,
-                                   torch_url=args.torch_url) if b.startswith("nightly:") else release(b)
-                 for b in args.base]
-        fetch = nightly_resolver(progress)
-        commit_res = commit_resolver(rec, backend, options, progress, Path(args.repo).resolve(), bases,
-                                     resolve_base=lambda c: fetch(c) if c.kind == "nightly" else c)
-        resolver = commit_res
-    engine = Engine(rec, backend, progress=progress, cache=cache, options=options, resolve=resolver, state_root=state_root)
-    report = engine.run(cands, source=args.source, direction=args.direction)
-    if args.source == "commits":
-        annotate_commits(report, Path(args.repo).resolve(), commit_res)
-    _show_report(report, root, args)
+    source = get_source(args.source).from_options(ctx, opts)
+    for report in source.bisect(ctx.engine(source), args.start, args.end, args.direction):
+        show(report)
     return 0
-
-
-def _show_report(report, root: Path, args) -> None:
-    from .bisection import save_report
-
-    print()
-    print(report.summary())
-    if report.between:
-        print("\nCommits in the answer:")
-        for c in report.between[:50]:
-            pr = f" #{c['pr']}" if c.get("pr") else ""
-            print(f"  {c['sha'][:10]}{pr} {c['subject'][:70]}{'' if c['python_only'] else '  [native]'}")
-    if not args.no_save:
-        path = save_report(root, report)
-        print(f"\nwritten: {path.relative_to(root)}")
 
 
 def cmd_verify(args) -> int:
@@ -578,6 +535,8 @@ def cmd_site(args) -> int:
 
 # -- parser -----------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
+    from .candidates import SOURCES, source_arguments
+
     p = argparse.ArgumentParser(prog="xlakb", description="A knowledge base of PyTorch/XLA bugs that proves its own claims.")
     p.add_argument("--version", action="version", version=f"xlakb {__version__}")
     p.add_argument("--root", help="the xlakb checkout (default: found from the current directory, or $XLAKB_ROOT)")
@@ -688,9 +647,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("bisect", help="find the release, nightly or commit that introduced or fixed a bug",
                         description="Bisect a record's reproducer over releases (default), nightly wheels by date, "
-                                    "or commits of a local pytorch/xla clone. Interrupted runs resume where they stopped.")
+                                    "commits of a local pytorch/xla clone, or the settings of a failing configuration. Interrupted runs resume where they stopped.")
     sp.add_argument("id")
-    sp.add_argument("--source", choices=["releases", "nightlies", "commits"], default="releases")
+    sp.add_argument("--source", choices=list(SOURCES), default="releases",
+                    help="releases (default), nightlies, commits, or settings (which environment variables and "
+                         "XLA_FLAGS entries of a failing configuration make the bug appear, on one release)")
     sp.add_argument("--start", help="release, date YYYY-MM-DD (nightlies), or commit/tag/date/#PR (commits); "
                                     "releases default: the oldest release the reproducer runs on")
     sp.add_argument("--end", help="likewise; releases default: the newest release it runs on "
@@ -699,14 +660,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--repeat", type=int, default=1, metavar="N", help="run each probe N times; disagreeing runs are reported as flaky")
     sp.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="probes to run in parallel")
     sp.add_argument("--no-prepare", action="store_true", help="do not build the next midpoints' environments ahead")
-    sp.add_argument("--repo", help="commits: path of a pytorch/xla clone")
-    sp.add_argument("--branch", help="commits: branch whose first-parent line is searched (default: HEAD)")
-    sp.add_argument("--base", action="append", metavar="RELEASE|nightly:YYYY-MM-DD",
-                    help="commits: binary builds to lay commits over (repeatable; the nearest is used per commit)")
-    sp.add_argument("--nightly-version", action="append", metavar="X.Y.Z",
-                    help="nightlies: dev base version(s), e.g. 2.7.0 (--narrow: default the later release's and the next minor)")
-    sp.add_argument("--torch-xla-url", help="nightlies: URL template with {date} {version} {py}")
-    sp.add_argument("--torch-url", help="nightlies: URL template for the matching torch")
+    for arg in source_arguments():  # each source's own options
+        sp.add_argument(*arg.flags, **dict(arg.kwargs))
     sp.add_argument("--narrow", action="store_true",
                     help="releases, then the nightlies between the two releases found, then (with --repo) the commits "
                          "between those nightlies; one report per stage")

@@ -21,3 +21,8 @@ class XlakbError(Exception):
         if self.hint:
             text += f" (hint: {self.hint})"
         return text
+
+
+class WheelNotFound(XlakbError):
+    """No build exists for a candidate (the server says 404/410: a missing nightly): it is untestable,
+    not an error worth retrying."""

@@ -120,8 +120,9 @@ def _requirement(name: str, what: str) -> str:
     return what if what.endswith(".whl") else f"{name}=={what}"
 
 
-def run_env(record: Record) -> dict[str, str]:
-    """The variables a reproducer runs with: a small clean base plus the record's."""
+def run_env(record: Record, settings: tuple[tuple[str, str], ...] | None = None) -> dict[str, str]:
+    """The variables a reproducer runs with: a small clean base plus the record's ``environment.env``,
+    or ``settings`` in its place (a settings bisection's candidate: the probe's whole configuration)."""
     keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER")
     env = {k: os.environ[k] for k in keep if k in os.environ}
     env.update({
@@ -131,7 +132,7 @@ def run_env(record: Record) -> dict[str, str]:
         "PYTHONDONTWRITEBYTECODE": "1",
         "TF_CPP_MIN_LOG_LEVEL": "0",
     })
-    env.update(record.env_vars)
+    env.update(record.env_vars if settings is None else dict(settings))
     return env
 
 
@@ -143,11 +144,11 @@ class VerdictCache:
         self.root = (root or cache_dir()) / "verdicts"
 
     @staticmethod
-    def key(record: Record, spec: EnvSpec, runner: str) -> str:
+    def key(record: Record, spec: EnvSpec, runner: str, settings: tuple[tuple[str, str], ...] | None = None) -> str:
         blob = json.dumps({
             "reproducer": record.reproducer_sha256(),
             "env": spec.key(),
-            "vars": run_env_fingerprint(record),
+            "vars": run_env_fingerprint(record, settings),
             "signatures": record.signatures,
             "runner": runner,
         }, sort_keys=True).encode()
@@ -168,8 +169,8 @@ class VerdictCache:
         os.replace(tmp, path)
 
 
-def run_env_fingerprint(record: Record) -> dict:
-    return {"devices": record.devices, "env": record.env_vars, "timeout": record.timeout}
+def run_env_fingerprint(record: Record, settings: tuple[tuple[str, str], ...] | None = None) -> dict:
+    return {"devices": record.devices, "env": record.env_vars if settings is None else dict(settings), "timeout": record.timeout}
 
 
 def _now() -> str:
@@ -198,20 +199,22 @@ def probe(
     if not script.is_file():
         raise XlakbError(f"{record.path.name}: reproducer {record.reproducer['path']} does not exist")
     spec = env_spec(record, candidate, find_links=find_links, index_url=index_url)
-    key = VerdictCache.key(record, spec, backend.name) if cache else ""
+    key = VerdictCache.key(record, spec, backend.name, candidate.settings) if cache else ""
     if cache:
         hit = cache.get(key)
         if hit is not None:
             return hit
     stamp = time.strftime("%Y%m%dT%H%M%S")
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", candidate.label)
+    if len(safe) > 80:  # a settings configuration can be long: keep file names short and still distinct
+        safe = f"{safe[:60]}-{hashlib.sha256(candidate.label.encode()).hexdigest()[:12]}"
     log_path = (log_dir or cache_dir() / "logs") / record.id / f"{stamp}-{safe}-{os.getpid()}.log"
     cap = cap_from_environment()
     asked = time.time()
     keys = [spec.key()] + ([spec.base().key()] if spec.overlay else [])
     with in_use(backend.cache, backend.name, keys):  # `xlakb env prune` and the size cap leave it alone
         prepared = backend.ensure(spec, progress)
-        result = backend.run(prepared, script, env=run_env(record), timeout=record.timeout, log_path=log_path)
+        result = backend.run(prepared, script, env=run_env(record, candidate.settings), timeout=record.timeout, log_path=log_path)
         if cap is not None and float(prepared.info.get("built_at") or 0) >= asked:  # a new environment: keep the cap
             enforce_cap(backend, cap, keep=keys, progress=progress)
     verdict, detail = classify(result, record.signatures)

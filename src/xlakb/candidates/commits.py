@@ -1,4 +1,4 @@
-"""Commits of a local pytorch/xla clone as bisection candidates.
+"""Commits of a local pytorch/xla clone as bisection candidates; the commits source.
 
 A commit cannot be installed by itself (building torch_xla takes hours), so a
 commit candidate is tested as an *overlay*: the pure-Python files of the
@@ -13,27 +13,27 @@ Reads the clone with gitpython; the clone may be bare.  Library code: raises
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import fnmatch
-import json
 import os
 import re
-import shutil
 import tempfile
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import git
 
-from xlakb.candidates import Candidate
+from xlakb.candidates import Arg, Candidate, Source
+from xlakb.candidates.nightlies import NIGHTLY_ARGUMENTS
 from xlakb.errors import XlakbError
+from xlakb.gitrepo import open_repo, repo_path, rev
 
 __all__ = [
     "GITHUB_URL",
     "PATH_RULES",
     "CommitInfo",
-    "open_repo",
     "first_parent_history",
     "resolve_end",
     "list_commits",
@@ -43,7 +43,6 @@ __all__ = [
     "native_changes",
     "is_python_only",
     "nearest_base",
-    "overlay_commit",
 ]
 
 GITHUB_URL = "https://github.com/pytorch/xla"
@@ -146,45 +145,6 @@ def classify_path(path: str) -> str:
     return "irrelevant"
 
 
-# --------------------------------------------------------------------------- repository
-def open_repo(repo: str | os.PathLike | git.Repo) -> git.Repo:
-    """A :class:`git.Repo` for a clone (bare or not); XlakbError when it is none."""
-    if isinstance(repo, git.Repo):
-        r = repo
-    else:
-        path = Path(repo)
-        if not path.exists():
-            raise XlakbError(f"git repository {path} does not exist", hint="pass the path of a pytorch/xla clone")
-        try:
-            r = git.Repo(path)
-        except (git.InvalidGitRepositoryError, git.NoSuchPathError) as err:
-            raise XlakbError(f"{path} is not a git repository", hint="pass the path of a pytorch/xla clone") from err
-    # Name the git dir explicitly: a bare mirror without "core.bare" in its
-    # config makes gitpython run git from the parent directory, where git
-    # finds no repository.
-    r.git.update_environment(GIT_DIR=str(r.git_dir))
-    return r
-
-
-def _repo_path(repo: git.Repo) -> str:
-    """The clone's path: its work tree when it has one, else its git dir."""
-    wt = repo.working_tree_dir
-    if wt and Path(repo.git_dir).resolve() == (Path(wt) / ".git").resolve():
-        return str(Path(wt).resolve())
-    return str(Path(repo.git_dir).resolve())
-
-
-def _rev(repo: git.Repo, ref: str, what: str = "ref") -> str:
-    """Full sha of a commit-ish; XlakbError naming ``ref`` when unknown."""
-    try:
-        return repo.git.rev_parse("--verify", "--quiet", f"{ref}^{{commit}}").strip()
-    except git.GitCommandError as err:
-        raise XlakbError(
-            f"{what} {ref!r} is not a commit, tag or branch of {_repo_path(repo)}",
-            hint="fetch the repository, or check the spelling",
-        ) from err
-
-
 def pr_number(subject: str) -> int | None:
     """The pull-request number GitHub wrote into a merge/squash subject, if any."""
     match = _SQUASH_RE.search(subject) or _MERGE_RE.match(subject)
@@ -213,7 +173,7 @@ class CommitInfo:
 def first_parent_history(repo: str | os.PathLike | git.Repo, branch: str | None = None) -> list[CommitInfo]:
     """The first-parent line of ``branch`` (default HEAD), oldest first."""
     r = open_repo(repo)
-    tip = _rev(r, branch or "HEAD", "branch")
+    tip = rev(r, branch or "HEAD", "branch")
     out = r.git.log("--first-parent", "--format=%H%x00%ct%x00%an%x00%s%x00", tip)
     fields = out.split("\x00")
     history: list[CommitInfo] = []
@@ -251,7 +211,7 @@ def resolve_end(
         hits = [i for i, c in enumerate(history) if c.pr == number]
         if not hits:
             raise XlakbError(
-                f"pull request #{number} was not merged on the first-parent line of {where} in {_repo_path(r)}",
+                f"pull request #{number} was not merged on the first-parent line of {where} in {repo_path(r)}",
                 hint="fetch the repository, pick the right branch, or give the merge commit sha",
             )
         return hits[-1]
@@ -266,7 +226,7 @@ def resolve_end(
             first = history[0].date[:10] if history else "?"
             raise XlakbError(f"no commit of {where} on or before {ref} (the line starts on {first})")
         return hits[-1]
-    sha = _rev(r, ref)
+    sha = rev(r, ref)
     index = {c.sha: i for i, c in enumerate(history)}
     if sha in index:
         return index[sha]
@@ -334,7 +294,7 @@ def list_commits(
             f"range {start!r}..{end!r} is empty: both resolve to {history[i].sha[:8]} on {where}",
             hint="widen the range",
         )
-    path = _repo_path(r)
+    path = repo_path(r)
     out = [_candidate(path, c) for c in history[i : j + 1]]
     for ref, cand in ((start, out[0]), (end, out[-1])):
         cand.meta["resolved_from"] = ref
@@ -345,7 +305,7 @@ def list_commits(
 def changed_paths(repo: str | os.PathLike | git.Repo, a: str, b: str) -> list[str]:
     """Paths that differ between commits ``a`` and ``b`` (renames as delete+add), sorted."""
     r = open_repo(repo)
-    sa, sb = _rev(r, a), _rev(r, b)
+    sa, sb = rev(r, a), rev(r, b)
     out = r.git.diff("--no-renames", "--name-only", "-z", sa, sb)
     return sorted(p for p in out.split("\x00") if p)
 
@@ -360,7 +320,7 @@ def is_python_only(repo: str | os.PathLike | git.Repo, sha: str) -> bool:
     of the torch_xla package (plus tests, docs, CI).  A root commit compares
     with the empty tree."""
     r = open_repo(repo)
-    full = _rev(r, sha)
+    full = rev(r, sha)
     parents = r.git.rev_parse(f"{full}^@").split()
     if parents:
         paths = changed_paths(r, parents[0], full)
@@ -386,132 +346,175 @@ def nearest_base(repo: str | os.PathLike | git.Repo, sha: str, bases: Mapping[st
     whose gitrev the clone lacks are ignored; none usable raises XlakbError.
     """
     r = open_repo(repo)
-    target = _rev(r, sha)
+    target = rev(r, sha)
     scored: list[tuple[int, int, int, str]] = []
     missing: list[str] = []
     for label, gitrev in bases.items():
         try:
-            rev = _rev(r, gitrev)
+            base_sha = rev(r, gitrev)
         except XlakbError:
             missing.append(f"{label}={str(gitrev)[:12]}")
             continue
-        paths = changed_paths(r, rev, target)
+        paths = changed_paths(r, base_sha, target)
         native = sum(1 for p in paths if classify_path(p) == "native")
-        scored.append((native, len(paths), 0 if _is_ancestor(r, rev, target) else 1, label))
+        scored.append((native, len(paths), 0 if _is_ancestor(r, base_sha, target) else 1, label))
     if not scored:
         known = ", ".join(missing) if missing else "none given"
         raise XlakbError(
-            f"no base build for commit {target[:8]}: no base gitrev is in {_repo_path(r)} ({known})",
+            f"no base build for commit {target[:8]}: no base gitrev is in {repo_path(r)} ({known})",
             hint="fetch the repository so it holds the commits the wheels were built from",
         )
     return min(scored)[3]
 
 
-# --------------------------------------------------------------------------- overlay
-_MARKER = ".xlakb-overlay.json"
+# --------------------------------------------------------------------------- the commits source
+_GITREV = r"""
+import importlib.util, os, re, sys
+spec = importlib.util.find_spec("torch_xla")
+path = os.path.join(spec.submodule_search_locations[0], "version.py")
+text = open(path).read() if os.path.exists(path) else ""
+m = re.search(r"__xla_gitrev__\s*=\s*[\x27\x22]([0-9a-f]{7,40})[\x27\x22]", text)
+print("GITREV", m.group(1) if m else "unknown")
+"""
 
 
-def _link_or_copy(src: str, dst: str) -> str:
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copy2(src, dst)
-    return dst
+def base_gitrev(ctx, base: Candidate) -> str:
+    """The commit a binary build was made from (``torch_xla.version.__xla_gitrev__``), read in its environment."""
+    from ..runner import env_spec
+
+    spec = env_spec(ctx.record, base, find_links=ctx.options.find_links, index_url=ctx.options.index_url)
+    prepared = ctx.backend.ensure(spec, ctx.progress)
+    with tempfile.TemporaryDirectory(prefix="xlakb-gitrev-") as tmp:
+        script = Path(tmp) / "gitrev.py"
+        script.write_text(_GITREV)
+        result = ctx.backend.run(prepared, script, env={"PATH": "/usr/bin:/bin"}, timeout=120, log_path=Path(tmp) / "log")
+    m = re.search(r"GITREV (\S+)", result.output)
+    if result.exit_code != 0 or not m or m.group(1) == "unknown":
+        raise XlakbError(f"cannot read __xla_gitrev__ of base build {base.label}: {result.output.strip()[-160:]}")
+    return m.group(1)
 
 
-def _write_fresh(path: Path, data: bytes) -> None:
-    """Write ``path`` as a new inode: never write through a hard link into the base."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.exists() or path.is_symlink():
-        path.unlink()
-    with open(path, "wb") as fh:
-        fh.write(data)
+def _base_candidate(spec: str, opts: Mapping) -> Candidate:
+    """A ``--base``: a release ("2.6.0") or a nightly ("nightly:2025-01-16")."""
+    from .nightlies import nightly_candidate
+    from .releases import release
+
+    if spec.startswith("nightly:"):
+        return nightly_candidate(spec.removeprefix("nightly:"), versions=opts.get("nightly_version") or (),
+                                 torch_xla_url=opts.get("torch_xla_url"), torch_url=opts.get("torch_url"))
+    return release(spec)
 
 
-def overlay_commit(
-    repo: str | os.PathLike | git.Repo,
-    sha: str,
-    installed_pkg_dir: str | os.PathLike,
-    dest_dir: str | os.PathLike,
-    *,
-    keep: Iterable[str] = ("version.py",),
-) -> Path:
-    """Build ``dest_dir/torch_xla``: the installed package with commit ``sha``'s Python.
+class CommitSource(Source):
+    """Commits of a clone's first-parent line, each tested as its Python laid over the nearest binary
+    base build (a release or nightly, ``--base``); ``--start``/``--end`` are commits, tags, dates or #PRs.
+    Follow-ups: the commits of the answer with their PRs, whether the culprit is Python-only, and the
+    native files an end differs from its base in (they lower the confidence)."""
 
-    ``installed_pkg_dir`` is the installed ``torch_xla`` package directory of
-    the base build (the one holding ``__init__.py`` and ``_XLAC*.so``).  Its
-    files are hard-linked (copied across devices) into the new tree, then
-    every ``torch_xla/**/*.py`` of the commit replaces or joins them and .py
-    files the commit lacks are deleted — except ``keep`` (paths relative to
-    the package; ``version.py`` is generated at build time and not in git).
-    Non-.py files of the wheel stay.  ``__pycache__`` is not carried over.
-    Put ``dest_dir`` first on PYTHONPATH to use it.
+    name = "commits"
+    noun = "commit"
+    follows = "nightlies"
+    arguments = (
+        Arg(("--repo",), {"help": "commits: path of a pytorch/xla clone"}),
+        Arg(("--branch",), {"help": "commits: branch whose first-parent line is searched (default: HEAD)"}),
+        Arg(("--base",), {"action": "append", "metavar": "RELEASE|nightly:YYYY-MM-DD",
+                          "help": "commits: a binary build to lay commits over (repeatable; the nearest is used)"}),
+    ) + NIGHTLY_ARGUMENTS  # nightly bases are named like nightlies
 
-    Atomic: the tree is built in a temporary directory next to ``dest_dir``
-    and renamed into place, so ``dest_dir`` is either absent, the old
-    complete tree or the new complete tree.  An existing ``dest_dir`` made
-    for the same commit and base is reused as is.  Returns ``dest_dir``.
-    """
-    r = open_repo(repo)
-    full = _rev(r, sha)
-    base = Path(installed_pkg_dir).resolve()
-    if not (base / "__init__.py").is_file():
-        raise XlakbError(
-            f"{base} is not an installed torch_xla package directory (no __init__.py)",
-            hint="pass .../site-packages/torch_xla of the base environment",
-        )
-    dest = Path(dest_dir).resolve()
-    marker = {"sha": full, "base": str(base)}
-    if _marker_matches(dest, marker):
-        return dest
+    def __init__(self, ctx, repo: str | os.PathLike, bases: list[Candidate], *, branch: str | None = None) -> None:
+        super().__init__(ctx)
+        self.repo = Path(repo).resolve()
+        self.branch = branch
+        self.base_candidates = list(bases)
+        self.bases: dict[str, tuple[Candidate, str]] = {}  # label -> (installable candidate, gitrev)
+        self._memo: dict[str, Candidate] = {}  # sha -> resolved (git diffs are not cheap)
 
-    tree = r.commit(full).tree
-    try:
-        pkg_tree = tree / "torch_xla"
-    except KeyError as err:
-        raise XlakbError(f"commit {full[:8]} has no torch_xla/ directory") from err
-    commit_py: dict[str, bytes] = {}
-    for item in pkg_tree.traverse():
-        if item.type == "blob" and item.path.endswith(".py") and item.mode != 0o120000:
-            commit_py[item.path[len("torch_xla/") :]] = item.data_stream.read()
+    @classmethod
+    def from_options(cls, ctx, opts):
+        if not (opts.get("repo") and opts.get("base")):
+            raise XlakbError("commits need --repo, --start, --end and at least one --base",
+                             hint="e.g. --repo ../xla --start '#8609' --end '#8819' --base 2.6.0 --base 2.7.0")
+        return cls(ctx, opts["repo"], [_base_candidate(b, opts) for b in opts["base"]], branch=opts.get("branch"))
 
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=dest.parent))
-    try:
-        os.chmod(tmp, 0o755)  # mkdtemp makes it private; other users (containers) read it
-        pkg = tmp / "torch_xla"
-        shutil.copytree(
-            base, pkg, symlinks=True, copy_function=_link_or_copy,
-            ignore=shutil.ignore_patterns("__pycache__"),
-        )
-        keep_set = {k.replace(os.sep, "/") for k in keep}
-        for path in sorted(pkg.rglob("*.py")):
-            rel = path.relative_to(pkg).as_posix()
-            if rel not in commit_py and rel not in keep_set:
-                path.unlink()
-        for rel, data in commit_py.items():
-            _write_fresh(pkg / rel, data)
-        (tmp / _MARKER).write_text(json.dumps(marker))
-        if dest.exists():
-            trash = Path(tempfile.mkdtemp(prefix=f".{dest.name}.old-", dir=dest.parent))
-            os.replace(dest, trash / "old")
-            os.replace(tmp, dest)
-            shutil.rmtree(trash, ignore_errors=True)
-        else:
-            os.replace(tmp, dest)
-    except OSError as err:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if _marker_matches(dest, marker):  # a concurrent build of the same overlay won
-            return dest
-        raise XlakbError(f"cannot build overlay {dest} for commit {full[:8]}: {err}") from err
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return dest
+    def prepare(self) -> None:
+        """Build each base environment and read the commit it was built from (once)."""
+        if self.bases:
+            return
+        from .nightlies import NightlySource
 
+        fetch = NightlySource(self.ctx)
+        progress = self.ctx.progress
+        for i, base in enumerate(self.base_candidates):
+            progress.step(i, len(self.base_candidates), f"base build {base.label}: preparing and reading its gitrev")
+            real = fetch.resolve(base) if base.kind == "nightly" else base
+            self.bases[base.label] = (real, base_gitrev(self.ctx, real))
+            progress.info(f"{base.label} was built from {self.bases[base.label][1][:12]}")
 
-def _marker_matches(dest: Path, marker: dict) -> bool:
-    try:
-        return json.loads((dest / _MARKER).read_text()) == marker
-    except (OSError, ValueError):
-        return False
+    def ranges(self, engine, start, end, direction):
+        if not (start and end):
+            raise XlakbError("commits need --repo, --start, --end and at least one --base",
+                             hint="e.g. --repo ../xla --start '#8609' --end '#8819' --base 2.6.0 --base 2.7.0")
+        self.prepare()
+        return [list_commits(self.repo, start, end, branch=self.branch)]
+
+    def fingerprint(self):
+        self.prepare()
+        return sorted([label, c.torch_xla, c.torch, list(c.pins), gitrev] for label, (c, gitrev) in self.bases.items())
+
+    def resolve(self, cand: Candidate) -> Candidate:
+        sha = cand.meta["sha"]
+        hit = self._memo.get(sha)
+        if hit is None:
+            self.prepare()
+            label = nearest_base(self.repo, sha, {k: v[1] for k, v in self.bases.items()})
+            base, gitrev = self.bases[label]
+            native = native_changes(self.repo, gitrev, sha)
+            meta = dict(cand.meta, base=label, base_gitrev=gitrev, native_differences=native[:50], native_difference_count=len(native))
+            hit = dataclasses.replace(cand, torch_xla=base.torch_xla, torch=base.torch, pins=base.pins,
+                                      overlay=(str(self.repo), sha), meta=meta)
+            self._memo[sha] = hit
+        return hit
+
+    @classmethod
+    def can_follow(cls, opts):
+        return bool(opts.get("repo"))
+
+    @classmethod
+    def after(cls, ctx, opts, report):
+        """The commits between the gitrevs the two nightlies of ``report`` were built from, over those nightlies."""
+        lo, hi = report.last_old_candidate, report.first_new_candidate
+        source = cls(ctx, opts["repo"], [lo, hi], branch=opts.get("branch"))
+        source.stage = f"commits between {lo.label} and {hi.label}"
+        source.prepare()
+        return source, source.bases[lo.label][1], source.bases[hi.label][1]
+
+    def finish(self, report) -> None:
+        """The commits between the answer's ends (with PRs, Python-only or not), and the flags the
+        report's confidence is computed from: the culprit's own diff, native differences of the ends."""
+        from ..bisection.report import NativeEnd
+
+        lo, hi = report.last_old, report.first_new
+        for cand in report.candidates[lo + 1: hi + 1]:
+            sha = cand.meta.get("sha")
+            if not sha:
+                continue
+            report.between.append({
+                "sha": sha, "subject": cand.meta.get("subject", ""), "pr": cand.meta.get("pr"),
+                "url": cand.meta.get("url"), "pr_url": cand.meta.get("pr_url"), "date": cand.meta.get("date"),
+                "python_only": is_python_only(self.repo, sha),
+            })
+        culprit = report.candidates[hi]
+        if report.exact and report.between and report.between[-1]["sha"] == culprit.meta.get("sha"):
+            report.culprit_python_only = culprit.meta["python_only"] = report.between[-1]["python_only"]
+        for idx in (lo, hi):
+            cand = report.candidates[idx]
+            if not cand.meta.get("sha"):
+                continue
+            try:
+                c = self.resolve(cand)
+            except XlakbError:
+                continue
+            count, files = c.meta["native_difference_count"], c.meta["native_differences"]
+            cand.meta.update(base=c.meta["base"], base_gitrev=c.meta["base_gitrev"], native_differences=files[:20])
+            if count:
+                report.native_ends.append(NativeEnd(cand.label, c.meta["base"], files, count))

@@ -46,8 +46,8 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from xlakb.candidates import Candidate
-from xlakb.errors import XlakbError
+from xlakb.candidates import Arg, Candidate, Source
+from xlakb.errors import WheelNotFound, XlakbError
 from xlakb.progress import NullProgress, Progress
 
 __all__ = [
@@ -80,10 +80,6 @@ _PLACEHOLDERS = {"date", "version", "py"}
 _SHA256_RE = re.compile(r"^[0-9a-fA-F]{64}$")
 _MISSING_STATUS = (404, 410)
 _USER_AGENT = "xlakb (https://github.com/pytorch/xla bug knowledge base)"
-
-
-class WheelNotFound(XlakbError):
-    """The server says the wheel does not exist (HTTP 404/410): a missing nightly."""
 
 
 # --------------------------------------------------------------------------- URLs
@@ -453,3 +449,92 @@ def fetch_nightly(candidate: Candidate, cache: WheelCache, *, progress: Progress
         if rec:
             new_meta[key] = rec.get("sha256")
     return dataclasses.replace(candidate, torch_xla=str(xla), torch=str(torch), meta=new_meta)
+
+
+def nightly_candidate(date: str, *, versions: Sequence[str], torch_xla_url: str | None = None,
+                      torch_url: str | None = None) -> Candidate:
+    """The nightly of one day (``YYYY-MM-DD``), e.g. a commit bisection's base ("nightly:2025-01-16")."""
+    try:
+        day = _dt.date.fromisoformat(date)
+    except ValueError:
+        raise XlakbError(f"nightly base {date!r} is not a YYYY-MM-DD date", hint="e.g. --base nightly:2025-01-16") from None
+    if not versions:
+        raise XlakbError(f"nightly base {date} needs --nightly-version", hint="e.g. --nightly-version 2.7.0")
+    found = [c for c in list_nightlies(day, day + _dt.timedelta(days=1), versions=list(versions), torch_xla_url=torch_xla_url,
+                                       torch_url=torch_url, progress=NullProgress()) if c.meta["date"] == day.isoformat()]
+    if not found:
+        raise XlakbError(f"no nightly wheels for {date} (versions {', '.join(versions)})", hint="pick a day whose nightly exists")
+    return found[0]
+
+
+def next_minor(version: str) -> str:
+    from packaging.version import Version
+
+    v = Version(version)
+    return f"{v.major}.{v.minor + 1}.0"
+
+
+# --------------------------------------------------------------------------- the nightlies source
+NIGHTLY_ARGUMENTS = (
+    Arg(("--nightly-version",), {"action": "append", "metavar": "X.Y.Z",
+                                 "help": "nightlies: the dev version of the nightly wheels (repeatable, tried in order); "
+                                         "--narrow default: the first-new release and the next minor"}),
+    Arg(("--torch-xla-url",), {"help": "nightlies: URL template with {date} {version} {py}"}),
+    Arg(("--torch-url",), {"help": "nightlies: URL template for the matching torch"}),
+)
+
+
+class NightlySource(Source):
+    """Nightly wheels by day: ``--start``/``--end`` are dates; each candidate's two wheels are
+    downloaded once into the cache when it is probed (a missing day is untestable)."""
+
+    name = "nightlies"
+    noun = "nightly"
+    arguments = NIGHTLY_ARGUMENTS
+    follows = "releases"
+
+    def __init__(self, ctx=None, *, versions: Sequence[str] = (), torch_xla_url: str | None = None,
+                 torch_url: str | None = None) -> None:
+        super().__init__(ctx)
+        from ..envs import cache_dir
+
+        self.versions = list(versions)
+        self.torch_xla_url, self.torch_url = torch_xla_url, torch_url
+        self.progress = ctx.progress if ctx is not None else NullProgress()
+        self.wheels = WheelCache(cache_dir() / "nightlies")
+
+    @classmethod
+    def from_options(cls, ctx, opts):
+        return cls(ctx, versions=opts.get("nightly_version") or (), torch_xla_url=opts.get("torch_xla_url"),
+                   torch_url=opts.get("torch_url"))
+
+    def ranges(self, engine, start, end, direction):
+        if not (start and end and self.versions):
+            raise XlakbError("nightlies need --start and --end dates and --nightly-version",
+                             hint="e.g. --start 2025-01-01 --end 2025-02-01 --nightly-version 2.7.0")
+        return [list(list_nightlies(start, end, versions=self.versions, torch_xla_url=self.torch_xla_url,
+                                    torch_url=self.torch_url, progress=self.progress))]
+
+    def resolve(self, cand: Candidate) -> Candidate:
+        return fetch_nightly(cand, self.wheels, progress=self.progress)
+
+    def peek(self, cand: Candidate) -> Candidate:
+        meta = cand.meta
+        if cand.kind != "nightly" or meta.get("missing"):
+            return self.resolve(cand)  # raises the right error
+        return dataclasses.replace(cand, torch_xla=str(self.wheels.path_for(meta["torch_xla_url"])),
+                                   torch=str(self.wheels.path_for(meta["torch_url"])))
+
+    @classmethod
+    def after(cls, ctx, opts, report):
+        """The nightlies between the release dates of the two releases of ``report``."""
+        a, b = report.last_old_candidate, report.first_new_candidate
+        lo_date, hi_date = a.meta.get("date"), b.meta.get("date")
+        if not lo_date or not hi_date:
+            raise XlakbError(f"release {a.label if not lo_date else b.label} has no release date in the table")
+        versions = list(opts.get("nightly_version") or ()) or list(dict.fromkeys([b.label, next_minor(b.label)]))
+        source = cls(ctx, versions=versions, torch_xla_url=opts.get("torch_xla_url"), torch_url=opts.get("torch_url"))
+        source.stage = f"nightlies {lo_date} .. {hi_date} (versions {', '.join(versions)})"
+        source.stop_hint = (f"the change may predate {a.label}'s release date (release branches are cut earlier), or the nightlies "
+                            "carry other versions: pass --nightly-version, or bisect --source nightlies with your own --start/--end")
+        return source, lo_date, hi_date

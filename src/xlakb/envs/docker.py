@@ -406,7 +406,7 @@ class DockerBackend:
                 pass
 
     def _build_overlay(self, spec: EnvSpec, base_id: str, progress: Progress) -> None:
-        from ..candidates.commits import overlay_commit
+        from .overlay import overlay_commit
 
         base = self.cached(spec.base(), base_id)
         if base is None:

@@ -143,14 +143,15 @@ class UvBackend:
                 shutil.rmtree(where, ignore_errors=True)
                 raise
         hit = self.cached(spec)
-        assert hit is not None
+        if hit is None:  # removed right after its build (a prune, or a test's cache going away)
+            raise XlakbError(f"environment {self.path_for(spec)} vanished right after it was built")
         return hit
 
     def _build(self, spec: EnvSpec, where: Path, base: Prepared | None, progress: Progress) -> None:
         start = time.monotonic()
         where.mkdir(parents=True)
         if base is not None:
-            from ..candidates.commits import overlay_commit
+            from .overlay import overlay_commit
 
             repo, sha = spec.overlay  # type: ignore[misc]
             progress.info(f"laying torch_xla/*.py of {sha[:10]} over {base.key}")

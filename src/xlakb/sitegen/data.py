@@ -17,7 +17,6 @@ from ..records import load_records
 from ..results import candidate_order
 
 VERDICTS = ("reproduced", "not-reproduced", "untestable", "error")
-BISECT_SOURCES = ("releases", "nightlies", "commits")
 
 
 @dataclass
@@ -104,6 +103,8 @@ def load_measured(root: Path, record_id: str) -> Measured:
             if not isinstance(report.get(key, []), list):
                 raise XlakbError(f"{path}: field {key!r} is not a list")
         measured.bisects.append(report)
-    order = {s: i for i, s in enumerate(BISECT_SOURCES)}
+    from ..candidates import SOURCES
+
+    order = {s: i for i, s in enumerate(SOURCES)}
     measured.bisects.sort(key=lambda r: (order.get(r["source"], len(order)), r["source"]))
     return measured

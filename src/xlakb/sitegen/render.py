@@ -19,200 +19,15 @@ from .data import SiteRecord
 
 LANGS = ("en", "zh")
 
-UI = {
-    "en": {
-        "status": {"open": "Open", "fixed": "Fixed", "regressed": "Regressed",
-                   "workaround-only": "Workaround only", "wontfix": "Won't fix"},
-        "verdict": {"reproduced": "reproduced", "not-reproduced": "not reproduced",
-                    "untestable": "not testable", "error": "error"},
-        "component": "Component",
-        "record_id": "Record",
-        "symptoms": "Symptoms",
-        "signatures": "Error messages",
-        "signatures_intro": "The reproducer counts a run as the bug only when its output matches one of these patterns:",
-        "evidence_intro": "What `xlakb triage` and the paste box look for in a log (a strong match needs an error message and context):",
-        "kind_names": {"message": "error message", "check": "C++ check or source location", "frame": "stack frame",
-                       "call": "API call", "env": "environment variable"},
-        "root_cause": "Root cause",
-        "workaround": "Workaround",
-        "environment": "Environment needed",
-        "env_th": ("Needs", "Value"),
-        "hardware": "Hardware upstream",
-        "hardware_names": {"cpu": "CPU", "tpu": "TPU", "gpu": "GPU", "tpu-multislice": "TPU multislice", "any": "any"},
-        "devices": "Virtual CPU devices (`CPU_NUM_DEVICES`)",
-        "env": "Environment variables",
-        "packages": "Extra packages",
-        "python": "Python",
-        "none": "none",
-        "reproducer": "Reproducer",
-        "fidelity": "Fidelity",
-        "fidelity_names": {"exact": "exact: runs the failing code path itself",
-                           "proxy": "proxy: checks the cause on CPU, not the full failure"},
-        "proxy_checks": "What the proxy checks",
-        "timeout": "Timeout",
-        "run_xlakb": "Run it with xlakb on an affected release and on a fixed one (xlakb builds a clean environment for each):",
-        "run_direct": "Or run it in an environment that already has torch_xla:",
-        "exit_codes": "Exit codes: `0` not reproduced, `1` reproduced (when the output matches an error message above), `125` cannot be tested there, anything else is an error.",
-        "source": "Source",
-        "versions": "Versions",
-        "claimed_affected": "Claimed affected",
-        "fixed_in": "Fixed in",
-        "nightly_fixed": "Fixed in nightly",
-        "notes": "Notes",
-        "matrix": "Affected versions, as measured",
-        "not_measured": "Not measured yet. Run `xlakb matrix {id}` to measure every release and commit `bisect/{id}/matrix.json`.",
-        "matrix_intro": "Each torch_xla release was tested by running the reproducer in a fresh environment ({runner} runner).",
-        "th_release": "torch_xla", "th_torch": "torch", "th_verdict": "Result", "th_claim": "Record claims",
-        "th_date": "Measured", "th_detail": "Detail",
-        "claim_affected": "affected", "claim_fixed": "fixed", "claim_none": "—",
-        "disagrees": "measured result disagrees with the claim",
-        "legend": "Legend",
-        "bisect": "Bisect results",
-        "not_bisected": "Not bisected yet. `xlakb bisect {id} --source releases` finds the first release that changed; `--source nightlies` and `--source commits` narrow it down.",
-        "source_names": {"releases": "releases", "nightlies": "nightly builds", "commits": "commits"},
-        "direction": {"introduced": "introduced", "fixed": "fixed"},
-        "bisect_head": "Bisecting {source}: where the bug was {direction}",
-        "last_old": "Last {label}", "first_new": "First {label}",
-        "range": "Range searched",
-        "candidates": "{n} candidates",
-        "exact": "The change is pinned to a single step.",
-        "inexact": "Not pinned to one step: {n} changes lie between the two ends.",
-        "between": "Changes in between",
-        "python_only": "Python only",
-        "confidence": "Confidence",
-        "confidence_names": {"high": "high", "medium": "medium", "low": "low"},
-        "probes": "Probes",
-        "command": "Re-run",
-        "measured_at": "Measured",
-        "upstream": "Upstream",
-        "issues": "Issues",
-        "fixed_by": "Fixed by",
-        "introduced_by": "Introduced by",
-        "related": "Related",
-        "links": "Links",
-        "contribute": "Add or correct a record",
-        "contribute_text": "Found another PyTorch/XLA bug, or a mistake here? See [how to add a record]({href}).",
-        "home_filter_status": "Status", "home_filter_component": "Component", "home_filter_tag": "Tag",
-        "home_all": "all", "home_shown": "records shown",
-        "home_th_record": "Record", "home_th_status": "Status", "home_th_component": "Component",
-        "home_th_tags": "Tags", "home_th_affected": "Affected (claimed)", "home_th_fixed": "Fixed in",
-        "home_th_measured": "Measured", "home_not_measured": "not yet",
-        "home_measured": "{n} releases",
-        "home_empty": "No records yet.",
-        "home_th_strip": "Measured on each release",
-        "short": {"reproduced": "bug", "not-reproduced": "ok", "untestable": "n/a", "error": "err", "none": ""},
-        "not_measured_cell": "not measured",
-        "coverage_th_record": "Record",
-        "coverage_component": "Component {name}",
-        "component_title": "Component: {name}",
-        "component_intro": "{n} record(s) of the {name} component. Each cell is what the reproducer printed on that torch_xla release.",
-        "component_all": "All components, on every release",
-        "triage": {"label": "Paste your error, traceback or log", "version": "Your torch_xla version (optional)",
-                   "button": "Find known bugs", "placeholder": "Traceback (most recent call last): ...",
-                   "empty": "Paste a log first.", "no_xla": "No sign of torch_xla in this log (no torch_xla frame, import, version or XLA log line): nothing matched.",
-                   "no_match": "No known record matches this log.", "version_found": "torch_xla {v}", "no_version":
-                   "The log does not say which torch_xla it ran: give your version above for advice on your release.",
-                   "possible": "Possible matches (an error message only, no context such as a frame, a check or the call)",
-                   "strength": {"strong": "strong match", "possible": "possible"}, "matched": "matched", "line": "line",
-                   "workaround": "Workaround:", "private": "Your log stays in this page: it is matched here, in your browser, and sent nowhere."},
-    },
-    "zh": {
-        "status": {"open": "未修复", "fixed": "已修复", "regressed": "已回归",
-                   "workaround-only": "仅有规避方法", "wontfix": "不予修复"},
-        "verdict": {"reproduced": "复现", "not-reproduced": "未复现",
-                    "untestable": "无法测试", "error": "出错"},
-        "component": "组件",
-        "record_id": "记录",
-        "symptoms": "症状",
-        "signatures": "错误信息",
-        "signatures_intro": "复现脚本只有在输出匹配下列模式之一时，才算复现了这个问题：",
-        "evidence_intro": "`xlakb triage` 和“粘贴报错”页面在日志中查找的特征（强匹配需要错误信息加上下文）：",
-        "kind_names": {"message": "错误信息", "check": "C++ 检查或源码位置", "frame": "调用栈帧",
-                       "call": "API 调用", "env": "环境变量"},
-        "root_cause": "根本原因",
-        "workaround": "规避方法",
-        "environment": "所需环境",
-        "env_th": ("需要", "取值"),
-        "hardware": "上游出现问题的硬件",
-        "hardware_names": {"cpu": "CPU", "tpu": "TPU", "gpu": "GPU", "tpu-multislice": "TPU 多切片", "any": "任意"},
-        "devices": "虚拟 CPU 设备数（`CPU_NUM_DEVICES`）",
-        "env": "环境变量",
-        "packages": "额外的包",
-        "python": "Python",
-        "none": "无",
-        "reproducer": "复现脚本",
-        "fidelity": "保真度",
-        "fidelity_names": {"exact": "精确：直接运行出错的代码路径",
-                           "proxy": "代理：在 CPU 上检查成因，而不是完整的故障"},
-        "proxy_checks": "代理检查的内容",
-        "timeout": "超时",
-        "run_xlakb": "用 xlakb 在一个受影响的版本和一个已修复的版本上运行（xlakb 会为每个版本构建干净的环境）：",
-        "run_direct": "或者在已经装好 torch_xla 的环境里直接运行：",
-        "exit_codes": "退出码：`0` 未复现，`1` 复现（输出须匹配上面的错误信息），`125` 在该环境中无法测试，其他值表示出错。",
-        "source": "源代码",
-        "versions": "版本",
-        "claimed_affected": "声明受影响的版本",
-        "fixed_in": "修复版本",
-        "nightly_fixed": "修复的每日构建",
-        "notes": "说明",
-        "matrix": "受影响版本（实测）",
-        "not_measured": "尚未实测。运行 `xlakb matrix {id}` 测量每个发布版本，并提交 `bisect/{id}/matrix.json`。",
-        "matrix_intro": "每个 torch_xla 发布版本都在全新环境中运行了复现脚本（{runner} 运行器）。",
-        "th_release": "torch_xla", "th_torch": "torch", "th_verdict": "结果", "th_claim": "记录声明",
-        "th_date": "测量时间", "th_detail": "详情",
-        "claim_affected": "受影响", "claim_fixed": "已修复", "claim_none": "—",
-        "disagrees": "实测结果与声明不符",
-        "legend": "图例",
-        "bisect": "二分查找结果",
-        "not_bisected": "尚未二分查找。`xlakb bisect {id} --source releases` 找出第一个发生变化的发布版本；`--source nightlies` 和 `--source commits` 可以进一步缩小范围。",
-        "source_names": {"releases": "发布版本", "nightlies": "每日构建", "commits": "提交"},
-        "direction": {"introduced": "引入", "fixed": "修复"},
-        "bisect_head": "在{source}中二分查找：问题在哪里被{direction}",
-        "last_old": "最后一个“{label}”", "first_new": "第一个“{label}”",
-        "range": "查找范围",
-        "candidates": "{n} 个候选",
-        "exact": "变化已定位到单个步骤。",
-        "inexact": "未能定位到单个步骤：两端之间还有 {n} 个变更。",
-        "between": "两端之间的变更",
-        "python_only": "仅 Python",
-        "confidence": "可信度",
-        "confidence_names": {"high": "高", "medium": "中", "low": "低"},
-        "probes": "探测",
-        "command": "重新运行",
-        "measured_at": "测量时间",
-        "upstream": "上游",
-        "issues": "问题",
-        "fixed_by": "修复于",
-        "introduced_by": "引入于",
-        "related": "相关",
-        "links": "链接",
-        "contribute": "添加或更正记录",
-        "contribute_text": "发现了另一个 PyTorch/XLA 问题，或者这里有错误？请看[如何添加记录]({href})。",
-        "home_filter_status": "状态", "home_filter_component": "组件", "home_filter_tag": "标签",
-        "home_all": "全部", "home_shown": "条记录",
-        "home_th_record": "记录", "home_th_status": "状态", "home_th_component": "组件",
-        "home_th_tags": "标签", "home_th_affected": "受影响版本（声明）", "home_th_fixed": "修复版本",
-        "home_th_measured": "实测", "home_not_measured": "尚未实测",
-        "home_measured": "{n} 个版本",
-        "home_empty": "还没有记录。",
-        "home_th_strip": "各版本实测",
-        "short": {"reproduced": "有", "not-reproduced": "无", "untestable": "不适用", "error": "错误", "none": ""},
-        "not_measured_cell": "尚未实测",
-        "coverage_th_record": "记录",
-        "coverage_component": "组件 {name}",
-        "component_title": "组件：{name}",
-        "component_intro": "{name} 组件共有 {n} 条记录。每个格子是复现脚本在该 torch_xla 版本上实际运行的结果。",
-        "component_all": "全部组件，所有版本",
-        "triage": {"label": "粘贴你的报错、调用栈或日志", "version": "你的 torch_xla 版本（可选）",
-                   "button": "查找已知问题", "placeholder": "Traceback (most recent call last): ...",
-                   "empty": "请先粘贴日志。", "no_xla": "这段日志中没有 torch_xla 的迹象（没有 torch_xla 的调用栈、导入、版本或 XLA 日志行），因此不做匹配。",
-                   "no_match": "没有已知记录与这段日志匹配。", "version_found": "torch_xla {v}", "no_version":
-                   "日志中没有 torch_xla 版本：在上面填写你的版本，可以得到针对该版本的建议。",
-                   "possible": "可能的匹配（只匹配到错误信息，没有调用栈、检查或调用等上下文）",
-                   "strength": {"strong": "强匹配", "possible": "可能"}, "matched": "匹配", "line": "第",
-                   "workaround": "临时解决办法：", "private": "你的日志只留在本页面：匹配在你的浏览器中完成，不会发送到任何地方。"},
-    },
-}
+def _load_ui() -> dict:
+    from importlib import resources
+
+    import yaml
+
+    return yaml.safe_load(resources.files("xlakb").joinpath("data/ui.yaml").read_text("utf-8"))
+
+
+UI = _load_ui()  # interface strings by language: data/ui.yaml
 
 # Parts of a record page that are no text to search for are put in place of these markers
 # after Material's search has indexed the page: less to parse twice per page and language.
@@ -488,6 +303,53 @@ def _inline_md_code(text: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
 
 
+def _confidence_item(report: dict, t: dict) -> str:
+    conf = report.get("confidence")
+    if not conf:
+        return ""
+    reasons = "; ".join(escape(str(x)) for x in report.get("confidence_reasons", []))
+    return (f"<li>{escape(t['confidence'])}: <strong>{escape(t['confidence_names'].get(conf, conf))}</strong>"
+            + (f" ({reasons})" if reasons else "") + "</li>")
+
+
+def _strip_item(head: str, cells: list[tuple[object, object]]) -> str:
+    """A list item with one coloured cell per (verdict, text)."""
+    spans = "\n".join(f'<span class="xlakb-cell xlakb-verdict-{escape(str(v))}" title="{escape(str(v))}">{escape(str(text))}</span>'
+                      for v, text in cells)
+    return f'<li>{escape(head)}: <span class="xlakb-strip" data-search-exclude>{spans}</span></li>'
+
+
+def _when_and_how(report: dict, t: dict) -> list[str]:
+    out = []
+    if report.get("measured_at"):
+        out.append(f"<li>{escape(t['measured_at'])}: {escape(_date(report['measured_at']))}</li>")
+    if report.get("command"):
+        out.append(f"<li>{escape(t['command'])}: {_code(report['command'])}</li>")
+    return out
+
+
+def settings_html(report: dict, lang: str) -> str:
+    """A settings bisection: the settings the bug needs on one release, and every configuration tried."""
+    t = UI[lang]
+    minimal, everything = report["minimal"], report.get("settings") or []
+    n = len(everything)
+    items = [f"<li>{escape(t['settings_all'])}: {' '.join(_code(str(s)) for s in everything)}</li>"]
+    if minimal:
+        items.append(f"<li>{escape(t['settings_needed'].format(k=len(minimal), n=n))}: "
+                     f"<strong>{' '.join(_code(str(s)) for s in minimal)}</strong></li>")
+    else:
+        items.append(f"<li><strong>{escape(t['settings_none'].format(n=n))}</strong></li>")
+    items.append(_confidence_item(report, t))
+    tests = report.get("tests") or []
+    if tests:
+        head = t["settings_probes"].format(n=len(tests), bound=report.get("probe_bound", "?"), k=n)
+        items.append(_strip_item(head, [(x.get("verdict"), " ".join(x.get("settings") or []) or "∅") for x in tests]))
+    items += _when_and_how(report, t)
+    head = t["settings_head"].format(release=report.get("release", "?"))
+    return "\n".join(['<div class="xlakb-bisect" data-source="settings">', f"<h3>{escape(head)}</h3>",
+                      "<ul>\n" + "\n".join(i for i in items if i) + "\n</ul>", "</div>"])
+
+
 def _end_html(end: dict | None, repo: str, lang: str, which: str, label: str) -> str:
     t = UI[lang]
     if not end:
@@ -508,6 +370,8 @@ def _end_html(end: dict | None, repo: str, lang: str, which: str, label: str) ->
 
 def bisect_html(report: dict, repo: str, lang: str) -> str:
     t = UI[lang]
+    if isinstance(report.get("minimal"), list):
+        return settings_html(report, lang)
     source = report.get("source", "?")
     direction = report.get("direction", "?")
     head = t["bisect_head"].format(source=t["source_names"].get(source, source),
@@ -519,23 +383,11 @@ def bisect_html(report: dict, repo: str, lang: str) -> str:
                      f" ({escape(t['candidates'].format(n=rng.get('count', '?')))})</li>")
     items.append(_end_html(report.get("last_old"), repo, lang, "last_old", report.get("old_label", "not-reproduced")))
     items.append(_end_html(report.get("first_new"), repo, lang, "first_new", report.get("new_label", "reproduced")))
-    conf = report.get("confidence")
-    if conf:
-        reasons = "; ".join(escape(str(x)) for x in report.get("confidence_reasons", []))
-        items.append(f"<li>{escape(t['confidence'])}: <strong>{escape(t['confidence_names'].get(conf, conf))}</strong>"
-                     + (f" ({reasons})" if reasons else "") + "</li>")
+    items.append(_confidence_item(report, t))
     probes = report.get("probes") or []
     if probes:
-        cells = "\n".join(
-            f'<span class="xlakb-cell xlakb-verdict-{escape(str(p.get("verdict")))}" '
-            f'title="{escape(str(p.get("verdict")))}">{escape(str(p.get("candidate")))}</span>'
-            for p in probes
-        )
-        items.append(f'<li>{escape(t["probes"])} ({len(probes)}): <span class="xlakb-strip" data-search-exclude>{cells}</span></li>')
-    if report.get("measured_at"):
-        items.append(f"<li>{escape(t['measured_at'])}: {escape(_date(report['measured_at']))}</li>")
-    if report.get("command"):
-        items.append(f"<li>{escape(t['command'])}: {_code(report['command'])}</li>")
+        items.append(_strip_item(f'{t["probes"]} ({len(probes)})', [(p.get("verdict"), p.get("candidate")) for p in probes]))
+    items += _when_and_how(report, t)
     between = report.get("between") or []
     parts = [f'<div class="xlakb-bisect" data-source="{escape(source)}">',
              f"<h3>{escape(head)}</h3>", "<ul>\n" + "\n".join(i for i in items if i) + "\n</ul>"]
