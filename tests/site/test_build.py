@@ -240,6 +240,14 @@ def test_real_repository_builds_strictly_with_mkdocs(tmp_path):
     assert (out / "index.html").is_file() and (out / "zh" / "index.html").is_file()
     assert (out / "contributing" / "index.html").is_file() and (out / "zh" / "contributing" / "index.html").is_file()
     assert not (REPO / "site" / "records").exists()
+    # settings bisections kept under bisect/ are on their record's page: the settings the bug needs
+    for path in sorted((REPO / "bisect").glob("*/bisect-settings-*.json")):
+        report = json.loads(path.read_text())
+        for lang, head in (("", "Settings that make the bug appear on torch_xla"), ("zh", "上让问题出现的设置")):
+            page = (out / lang / "records" / path.parent.name / "index.html").read_text()
+            assert f"{head}" in page and report["release"] in page
+            for setting in report["minimal"]:
+                assert f"<code>{html.escape(setting)}</code>" in page, (path, lang, setting)
 
 
 def small_layout(tmp_path: Path) -> Path:

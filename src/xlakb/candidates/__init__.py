@@ -132,6 +132,7 @@ SOURCES: dict[str, str] = {
     "releases": "xlakb.candidates.releases:ReleaseSource",
     "nightlies": "xlakb.candidates.nightlies:NightlySource",
     "commits": "xlakb.candidates.commits:CommitSource",
+    "settings": "xlakb.candidates.settings:SettingsSource",
 }
 
 #: ``--narrow``: releases, then the nightlies between two releases, then the commits between two nightlies.
