@@ -21,7 +21,8 @@ from raycluster import LoopbackCluster
 from xlakb.errors import XlakbError
 from xlakb.executors import LocalExecutor, RAY_RETRIES, get_executor, task_resources
 from xlakb.records import load_record
-from xlakb.runner import VerdictCache, run_env, run_env_fingerprint
+from xlakb.candidates.releases import release
+from xlakb.runner import env_spec, run_env, run_env_fingerprint
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -73,6 +74,8 @@ def test_resources_come_from_the_record(kb):
     env = run_env(tpu)
     assert env["PJRT_DEVICE"] == "TPU" and "CPU_NUM_DEVICES" not in env
     assert run_env_fingerprint(tpu)["run_on"] == "tpu"
+    assert "torch_xla[tpu]==2.5.1" in env_spec(tpu, release("2.5.1")).requirements  # libtpu comes with it
+    assert "torch_xla==2.5.1" in env_spec(cpu, release("2.5.1")).requirements
 
 
 def test_executor_choice_and_clear_errors(monkeypatch):

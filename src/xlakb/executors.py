@@ -110,9 +110,14 @@ def task_resources(record: Record) -> dict:
     return asked
 
 
-def _wanted(asked: dict) -> dict[str, float]:
+def wanted(asked: dict) -> dict[str, float]:
     """``task_resources`` as Ray's resource names and amounts."""
     return {"CPU": asked["num_cpus"], "memory": asked["memory"], **asked.get("resources", {})}
+
+
+def fits(asked: dict, offered: dict[str, float]) -> bool:
+    """Whether a node offering ``offered`` (Ray's resource totals) can run a task asking ``asked``."""
+    return all(offered.get(name, 0) >= amount for name, amount in wanted(asked).items())
 
 
 def _probe_on_worker(task: ProbeTask, reproducer: bytes, runner: str) -> tuple[ProbeResult, str, str]:
@@ -230,14 +235,14 @@ class RayExecutor:
 
     def _infeasible(self, asked: dict) -> str | None:
         """Why no live node of the cluster can ever run a task asking ``asked``, or None."""
-        want = _wanted(asked)
+        want = wanted(asked)
         key = tuple(sorted(want.items()))
         if key not in self._feasible:
             nodes = [n["Resources"] for n in self._ray.nodes() if n.get("Alive")]
-            fits = any(all(res.get(k, 0) >= v for k, v in want.items()) for res in nodes)
+            ok = any(fits(asked, res) for res in nodes)
             shown = ", ".join(f"{k} {_amount(k, v)}" for k, v in want.items())
             offered = "; ".join(", ".join(f"{k} {_amount(k, res.get(k, 0))}" for k in want) for res in nodes)
-            self._feasible[key] = None if fits else f"no node of the cluster offers {shown} (nodes: {offered or 'none'})"
+            self._feasible[key] = None if ok else f"no node of the cluster offers {shown} (nodes: {offered or 'none'})"
         return self._feasible[key]
 
     def close(self) -> None:

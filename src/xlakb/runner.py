@@ -105,7 +105,8 @@ class ProbeResult:
 
 def env_spec(record: Record, candidate: Candidate, *, find_links: tuple[str, ...] = (), index_url: str | None = None) -> EnvSpec:
     """What the environment for ``record`` on ``candidate`` must hold."""
-    reqs = [_requirement("torch_xla", candidate.torch_xla), _requirement("torch", candidate.torch)]
+    xla = "torch_xla[tpu]" if record.run_on == "tpu" else "torch_xla"  # a TPU host needs libtpu too
+    reqs = [_requirement(xla, candidate.torch_xla), _requirement("torch", candidate.torch)]
     reqs += list(candidate.pins) + list(record.packages)
     return EnvSpec(
         python=record.python or DEFAULT_PYTHON,
