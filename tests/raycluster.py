@@ -58,7 +58,12 @@ class LoopbackCluster:
 
     def env(self, **extra: str) -> dict[str, str]:
         env = dict(os.environ)
-        env.update(PYTHONPATH=str(REPO / "src"), RAY_USAGE_STATS_ENABLED="0", RAY_TMPDIR=str(self.temp))
+        # a home of its own: Ray writes under ~/.ray (ray.init of a new local cluster: ~/.ray/auth_token) and
+        # reads it at every `ray start`; the namespace needs no token (only loopback, only this test's processes)
+        home = self.base / "home"
+        home.mkdir(exist_ok=True)
+        env.update(PYTHONPATH=str(REPO / "src"), RAY_USAGE_STATS_ENABLED="0", RAY_TMPDIR=str(self.temp),
+                   HOME=str(home), RAY_AUTH_MODE="disabled")
         env.update(extra)
         return env
 
