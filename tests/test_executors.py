@@ -262,3 +262,15 @@ def test_local_ray_starts_and_stops_a_cluster_of_this_machine(kb, wheelhouse, tm
         assert not ns._running(), "the cluster local-ray started outlived the run"
     finally:
         ns.stop()
+
+
+@pytest.mark.ray
+def test_the_ray_client_address_works_too(cluster, kb, wheelhouse, tmp_path):
+    """``ray://host:port`` (Ray Client, the way to reach a cluster from outside it, e.g. KubeRay's head service)."""
+    ray_record(kb, tmp_path / "runs")
+    argv = driver(cluster, kb, "fake-bug", "--versions", "2.5.1", "2.6.0", "--cluster", "ray://127.0.0.1:10001",
+                  wheelhouse=wheelhouse)
+    r = subprocess.run(argv, capture_output=True, text=True, env=cluster.env(), timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert matrix_rows(kb) == {"2.5.1": "reproduced", "2.6.0": "not-reproduced"}
+    assert len(runs(tmp_path / "runs")) == 2

@@ -179,9 +179,9 @@ class RayExecutor:
         self.address = address
         self._owned = not ray.is_initialized()
         if self._owned:
-            options = dict(logging_level=logging.WARNING, log_to_driver=False, include_dashboard=False)
+            options = dict(logging_level=logging.WARNING, log_to_driver=False)
             if address == "local-ray":
-                options.update(address="local", object_store_memory=200 * 10**6)
+                options.update(address="local", object_store_memory=200 * 10**6, include_dashboard=False)
             else:
                 options.update(address=address)
             try:
