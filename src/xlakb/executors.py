@@ -209,8 +209,7 @@ class RayExecutor:
             try:
                 outer.set_result(self._result(task, backend, inner))
             except BaseException as err:  # never leave the driver waiting
-                outer.set_result(error_result(task.record, task.candidate, backend.name,
-                                              f"ray: {type(err).__name__}: {_one_line(err)}"))
+                outer.set_result(error_result(task.record, task.candidate, backend.name, f"ray: {_one_line(err)}"))
 
         ref.future().add_done_callback(arrived)
         return outer
@@ -220,11 +219,10 @@ class RayExecutor:
         the task failed (after its retries, when the failure was of a worker or node)."""
         err = inner.exception()
         if err is not None:
-            what = _one_line(err)
             if isinstance(err, self._ray.exceptions.RayTaskError):
-                reason = f"ray: the task raised {what}"
+                reason = f"ray: the task raised {_one_line(err)}"
             else:
-                reason = f"ray: {type(err).__name__} after {1 + RAY_RETRIES} tries: {what}"
+                reason = f"ray: {type(err).__name__} after {1 + RAY_RETRIES} tries: {_one_line(err, named=False)}"
             return error_result(task.record, task.candidate, backend.name, reason)
         result, excerpt, node = inner.result()
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", task.candidate.label)
@@ -254,9 +252,11 @@ def _amount(name: str, value: float) -> str:
     return f"{value / 2**30:.1f} GiB" if name == "memory" else f"{value:g}"
 
 
-def _one_line(err: BaseException) -> str:
+def _one_line(err: BaseException, named: bool = True) -> str:
+    """The first line of ``err``'s message (after its type's name, unless ``named`` is False)."""
     lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
-    return f"{type(err).__name__}: {lines[0][:300]}" if lines else type(err).__name__
+    first = lines[0][:300] if lines else "(no message)"
+    return f"{type(err).__name__}: {first}" if named else first
 
 
 #: ``--cluster`` value -> executor; any other value is a Ray address (``ray://host:port`` or ``host:port``)
