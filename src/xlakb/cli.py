@@ -190,6 +190,7 @@ def cmd_repro(args) -> int:
 
 def cmd_matrix(args) -> int:
     from .candidates.releases import release, releases_between
+    from .executors import get_executor
     from .matrix import disagreements, run_batch
     from .records import load_record, load_records
     from .results import save_matrix
@@ -215,9 +216,16 @@ def cmd_matrix(args) -> int:
             with lock:
                 save_matrix(root, rec, [res], backend.name)
 
-    results = run_batch([(r, c) for r in records for c in cands], backend, jobs=args.jobs, progress=progress,
-                        cache=None if args.fresh else VerdictCache(), find_links=_links(args), index_url=args.index_url,
-                        on_result=write)
+    executor = get_executor(args.cluster, args.jobs)
+    try:
+        if executor.name != "local":
+            progress.info(f"executor: {executor.name} at {args.cluster or os.environ.get('RAY_ADDRESS')} "
+                          f"({executor.slots} CPU(s) in the cluster)")
+        results = run_batch([(r, c) for r in records for c in cands], backend, progress=progress,
+                            cache=None if args.fresh else VerdictCache(), find_links=_links(args), index_url=args.index_url,
+                            on_result=write, executor=executor)
+    finally:
+        executor.close()
     by_record = {r.id: [x for x in results if x.record == r.id] for r in records}
     if len(records) == 1:
         rec = records[0]
@@ -294,16 +302,27 @@ def cmd_triage(args) -> int:
 
 
 def cmd_bisect(args) -> int:
-    from .bisection import Context, NarrowStopped, Options, narrow, save_report
-    from .candidates import get_source
+    from .bisection import Context, Options
+    from .executors import get_executor
     from .records import load_record
-    from .runner import VerdictCache
 
     root = find_root(args.root)
     rec = load_record(root, args.id)
     options = Options(repeat=args.repeat, jobs=args.jobs, prepare_ahead=not args.no_prepare,
                       find_links=_links(args), index_url=args.index_url, command="xlakb " + shlex.join(args.argv))
     ctx = Context(rec, _backend(args), progress=ConsoleProgress(quiet=args.quiet), options=options)
+    ctx.executor = get_executor(args.cluster, 1)  # -j is how many candidates each step probes at once
+    try:
+        return _bisect(ctx, root, args)
+    finally:
+        ctx.executor.close()
+
+
+def _bisect(ctx, root: Path, args) -> int:
+    from .bisection import NarrowStopped, narrow, save_report
+    from .candidates import get_source
+    from .runner import VerdictCache
+
     if args.fresh:
         import tempfile
 
@@ -534,6 +553,12 @@ def cmd_site(args) -> int:
 
 
 # -- parser -----------------------------------------------------------------------
+def cluster_opt(sp) -> None:
+    sp.add_argument("--cluster", metavar="ADDR", help="where probes run: local (default, unless RAY_ADDRESS is set), "
+                    "a Ray cluster (ray://HOST:PORT or HOST:PORT; each probe a task asking the record's resources), "
+                    "or local-ray (a Ray cluster of this machine, started for the run); needs pip install 'xlakb[ray]'")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .candidates import SOURCES, source_arguments
 
@@ -581,7 +606,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--all", action="store_true", help="every record")
     sp.add_argument("--component", help="every record of this component")
     sp.add_argument("--tag", help="every record with this tag")
-    sp.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="probes to run at once (default 1)")
+    sp.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="probes to run at once on this machine (default 1)")
+    cluster_opt(sp)
     sp.add_argument("--versions", nargs="+", metavar="VERSION", help="releases to run (default: all published)")
     sp.add_argument("--fresh", action="store_true", help="ignore cached verdicts")
     sp.add_argument("--no-save", action="store_true", help="do not write bisect/<id>/matrix.json")
@@ -660,6 +686,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--repeat", type=int, default=1, metavar="N", help="run each probe N times; disagreeing runs are reported as flaky")
     sp.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="probes to run in parallel")
     sp.add_argument("--no-prepare", action="store_true", help="do not build the next midpoints' environments ahead")
+    cluster_opt(sp)
     for arg in source_arguments():  # each source's own options
         sp.add_argument(*arg.flags, **dict(arg.kwargs))
     sp.add_argument("--narrow", action="store_true",

@@ -8,11 +8,11 @@ import time
 from typing import Callable
 
 from .candidates import Candidate
-from .errors import XlakbError
 from .envs import Backend
+from .executors import Executor, LocalExecutor, ProbeTask
 from .progress import NullProgress, Progress
 from .records import Record
-from .runner import ProbeResult, Verdict, VerdictCache, try_probe
+from .runner import ProbeResult, Verdict, VerdictCache, verdict_key
 
 
 def run_matrix(
@@ -41,45 +41,71 @@ def run_batch(
     find_links: tuple[str, ...] = (),
     index_url: str | None = None,
     on_result: Callable[[Record, ProbeResult], None] | None = None,
+    executor: Executor | None = None,
 ) -> list[ProbeResult]:
-    """Probe many (record, release) pairs, ``jobs`` at a time, release after release, so the probes of one
-    release share its environment (built once: the others wait on its lock). ``on_result`` is called as
-    each result arrives (from the worker threads, one at a time), so a caller can write it at once.
-    Results come back in the order of ``pairs``."""
-    if jobs < 1:
-        raise XlakbError(f"-j must be at least 1, got {jobs}")
-    progress = progress or NullProgress()
+    """Probe many (record, release) pairs on ``executor`` (default: this machine, ``jobs`` at a time), release
+    after release, so the probes of one release share its environment (built once: the others wait on its
+    lock). This function is the driver: it alone reads and writes the verdict cache, and calls ``on_result``
+    in the calling thread as each result arrives, so a caller can write it at once (an interrupted batch keeps
+    what it measured, and the next run takes it from the cache). Results come back in the order of ``pairs``."""
+    own = executor is None
+    executor = executor or LocalExecutor(jobs)
+    try:
+        return _drive(pairs, backend, executor, progress or NullProgress(), cache, find_links, index_url, on_result)
+    finally:
+        if own:
+            executor.close()
+
+
+def _drive(pairs, backend, executor, progress, cache, find_links, index_url, on_result) -> list[ProbeResult]:
     order = {c.label: i for i, c in enumerate(dict.fromkeys(c for _, c in pairs))}
     queue = sorted(range(len(pairs)), key=lambda i: (order[pairs[i][1].label], i))
     results: list[ProbeResult | None] = [None] * len(pairs)
     lock = threading.Lock()
     done: list[float] = []
     started = time.monotonic()
+    slots = executor.slots
 
-    def one(i: int) -> None:
+    def starting(i: int) -> None:
         record, cand = pairs[i]
         with lock:
             left = len(pairs) - len(done)
             eta = ""
             if done:
-                per = (time.monotonic() - started) / len(done)
-                eta = f", about {per * left / jobs / 60:.0f} min left" if per * left / jobs >= 60 else f", about {per * left / jobs:.0f} s left"
+                per = (time.monotonic() - started) / len(done) * left / slots
+                eta = f", about {per / 60:.0f} min left" if per >= 60 else f", about {per:.0f} s left"
             progress.step(len(done), len(pairs), f"{record.id} on torch_xla {cand.label} ({left} left{eta})")
-        res = try_probe(record, cand, backend, progress=progress, cache=cache, find_links=find_links, index_url=index_url)
+
+    def finish(i: int, res: ProbeResult, key: str) -> None:
+        record, cand = pairs[i]
+        if key and not res.cached:
+            cache.put(key, res)
         with lock:
             results[i] = res
             done.append(res.duration_s)
             progress.step(len(done), len(pairs), f"{record.id} on {cand.label}: {res.verdict.value}")
-            if on_result is not None:
-                on_result(record, res)
+        if on_result is not None:
+            on_result(record, res)
 
-    if jobs == 1:
-        for i in queue:
-            one(i)
-    else:
-        with cf.ThreadPoolExecutor(max_workers=jobs) as pool:
-            for future in [pool.submit(one, i) for i in queue]:
-                future.result()
+    pending: dict[cf.Future, tuple[int, str]] = {}
+
+    def drain(wait: bool) -> None:
+        ready = cf.as_completed(list(pending)) if wait else [f for f in list(pending) if f.done()]
+        for future in ready:
+            i, key = pending.pop(future)
+            finish(i, future.result(), key)
+
+    for i in queue:
+        record, cand = pairs[i]
+        key = verdict_key(record, cand, backend.name, find_links=find_links, index_url=index_url) if cache else ""
+        hit = cache.get(key) if cache else None
+        if hit is not None:
+            finish(i, hit, key)
+            continue
+        task = ProbeTask(record, cand, find_links, index_url)
+        pending[executor.submit(task, backend, progress=progress, on_start=lambda i=i: starting(i))] = (i, key)
+        drain(wait=False)
+    drain(wait=True)
     return [r for r in results if r is not None]
 
 

@@ -109,6 +109,19 @@ class Record:
         return self.environment.get("python")
 
     @property
+    def run_on(self) -> str:
+        """"cpu" (virtual CPU devices, every record that can) or "tpu" (a TPU-only record)."""
+        return self.environment.get("run_on", "cpu")
+
+    @property
+    def cpus(self) -> int:
+        return int(self.environment.get("resources", {}).get("cpus", 1))
+
+    @property
+    def memory_gb(self) -> float:
+        return float(self.environment.get("resources", {}).get("memory_gb", 2))
+
+    @property
     def timeout(self) -> int:
         return int(self.reproducer["timeout"])
 

@@ -105,7 +105,8 @@ class ProbeResult:
 
 def env_spec(record: Record, candidate: Candidate, *, find_links: tuple[str, ...] = (), index_url: str | None = None) -> EnvSpec:
     """What the environment for ``record`` on ``candidate`` must hold."""
-    reqs = [_requirement("torch_xla", candidate.torch_xla), _requirement("torch", candidate.torch)]
+    xla = "torch_xla[tpu]" if record.run_on == "tpu" else "torch_xla"  # a TPU host needs libtpu too
+    reqs = [_requirement(xla, candidate.torch_xla), _requirement("torch", candidate.torch)]
     reqs += list(candidate.pins) + list(record.packages)
     return EnvSpec(
         python=record.python or DEFAULT_PYTHON,
@@ -125,9 +126,9 @@ def run_env(record: Record, settings: tuple[tuple[str, str], ...] | None = None)
     or ``settings`` in its place (a settings bisection's candidate: the probe's whole configuration)."""
     keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER")
     env = {k: os.environ[k] for k in keep if k in os.environ}
+    # a TPU-only record runs on the host's chips (PJRT_DEVICE=TPU); every other one on virtual CPU devices
+    env.update({"PJRT_DEVICE": "TPU"} if record.run_on == "tpu" else {"PJRT_DEVICE": "CPU", "CPU_NUM_DEVICES": str(record.devices)})
     env.update({
-        "PJRT_DEVICE": "CPU",
-        "CPU_NUM_DEVICES": str(record.devices),
         "PYTHONUNBUFFERED": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
         "TF_CPP_MIN_LOG_LEVEL": "0",
@@ -162,6 +163,9 @@ class VerdictCache:
             return None
 
     def put(self, key: str, result: ProbeResult) -> None:
+        """Keep ``result`` under ``key``; an error is not kept: it is worth another try."""
+        if result.verdict is Verdict.ERROR:
+            return
         self.root.mkdir(parents=True, exist_ok=True)
         path = self.root / f"{key}.json"
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
@@ -170,7 +174,17 @@ class VerdictCache:
 
 
 def run_env_fingerprint(record: Record, settings: tuple[tuple[str, str], ...] | None = None) -> dict:
-    return {"devices": record.devices, "env": record.env_vars if settings is None else dict(settings), "timeout": record.timeout}
+    fingerprint = {"devices": record.devices, "env": record.env_vars if settings is None else dict(settings), "timeout": record.timeout}
+    if record.run_on != "cpu":  # CPU records keep the keys they had before run_on existed
+        fingerprint["run_on"] = record.run_on
+    return fingerprint
+
+
+def verdict_key(record: Record, candidate: Candidate, runner: str, *, find_links: tuple[str, ...] = (),
+                index_url: str | None = None) -> str:
+    """The :class:`VerdictCache` key of probing ``record`` on ``candidate`` with the runner called ``runner``."""
+    return VerdictCache.key(record, env_spec(record, candidate, find_links=find_links, index_url=index_url), runner,
+                            candidate.settings)
 
 
 def _now() -> str:
@@ -233,7 +247,7 @@ def probe(
         runner=backend.name,
         log=str(log_path),
     )
-    if cache and verdict is not Verdict.ERROR:  # errors are worth another try
+    if cache:
         cache.put(key, probe_result)
     return probe_result
 
@@ -244,5 +258,10 @@ def try_probe(record: Record, candidate: Candidate, backend: Backend, **kwargs) 
     try:
         return probe(record, candidate, backend, **kwargs)
     except XlakbError as err:
-        return ProbeResult(record.id, candidate.label, candidate.kind, candidate.torch_xla, candidate.torch,
-                           Verdict.ERROR, f"environment: {err}", None, 0.0, _now(), "", backend.name, "")
+        return error_result(record, candidate, backend.name, f"environment: {err}")
+
+
+def error_result(record: Record, candidate: Candidate, runner: str, detail: str) -> ProbeResult:
+    """An error verdict for a probe that never ran its reproducer to the end, with the reason."""
+    return ProbeResult(record.id, candidate.label, candidate.kind, candidate.torch_xla, candidate.torch,
+                       Verdict.ERROR, detail, None, 0.0, _now(), "", runner, "")

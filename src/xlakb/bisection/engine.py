@@ -22,9 +22,10 @@ from typing import Callable, TypeVar
 from ..candidates import Candidate, Source
 from ..envs import Backend, cache_dir
 from ..errors import WheelNotFound, XlakbError
+from ..executors import Executor, LocalExecutor, ProbeTask
 from ..progress import NullProgress, Progress
 from ..records import Record
-from ..runner import ProbeResult, Verdict, VerdictCache, env_spec, try_probe
+from ..runner import ProbeResult, Verdict, VerdictCache, env_spec, verdict_key
 from ..ddmin import Trial
 from ..search import Bisection, Outcome
 from .report import Report, now
@@ -72,10 +73,11 @@ class Context:
     cache: VerdictCache | None = dataclasses.field(default_factory=VerdictCache)
     options: Options = dataclasses.field(default_factory=Options)
     state_root: Path | None = None
+    executor: Executor | None = None  # where probes run (default: this machine)
 
     def engine(self, source: Source | None = None) -> "Engine":
         return Engine(self.record, self.backend, progress=self.progress, cache=self.cache, options=self.options,
-                      source=source, state_root=self.state_root)
+                      source=source, state_root=self.state_root, executor=self.executor)
 
 
 class _Preparer:
@@ -117,7 +119,7 @@ class Engine:
 
     def __init__(self, record: Record, backend: Backend, *, progress: Progress | None = None,
                  cache: VerdictCache | None = None, options: Options | None = None,
-                 source: Source | None = None, state_root: Path | None = None) -> None:
+                 source: Source | None = None, state_root: Path | None = None, executor: Executor | None = None) -> None:
         if options and options.repeat < 1:
             raise XlakbError(f"--repeat must be at least 1, got {options.repeat}")
         if options and options.jobs < 1:
@@ -128,6 +130,9 @@ class Engine:
         self.cache = cache if cache is not None else VerdictCache()
         self.options = options or Options()
         self.source = source or Source()
+        # Probes go through the executor seam (a Ray cluster, or this machine); the engine alone keeps the
+        # verdict cache and the resume state. -j threads each wait on one probe at a time.
+        self.executor = executor or LocalExecutor(1)
         self.state_root = state_root or cache_dir() / "bisect-state"
         self._resolved: dict[str, Candidate] = {}
         self._lock = threading.Lock()
@@ -190,16 +195,20 @@ class Engine:
                 self._resolved.pop(cand.label, None)
             return ProbeResult(self.record.id, cand.label, cand.kind, cand.torch_xla, cand.torch, Verdict.ERROR,
                                f"build unavailable: {err}", None, 0.0, now(), "", self.backend.name, "")
-        kwargs = dict(progress=self.progress, find_links=self.options.find_links, index_url=self.options.index_url)
-        first = try_probe(self.record, real, self.backend, cache=self.cache, **kwargs)
-        if not first.cached:
+        key = verdict_key(self.record, real, self.backend.name, find_links=self.options.find_links,
+                          index_url=self.options.index_url) if self.cache is not None else None
+        first = self.cache.get(key) if key else None
+        if first is None:
+            first = self._run(real)
             with self._lock:
                 self.probes_run += 1
+            if key:
+                self.cache.put(key, first)  # errors are not kept: worth another try
         if self.options.repeat == 1 or first.verdict is Verdict.ERROR:
             return first
         runs = [first]
         for _ in range(self.options.repeat - 1):
-            runs.append(try_probe(self.record, real, self.backend, cache=None, **kwargs))
+            runs.append(self._run(real))
             with self._lock:
                 self.probes_run += 1
         verdicts = {r.verdict for r in runs}
@@ -210,6 +219,11 @@ class Engine:
             self.flaky.append(cand.label)
         return dataclasses.replace(first, verdict=Verdict.ERROR, detail=f"flaky: {len(runs)} runs disagreed ({seen})", cached=False)
 
+    def _run(self, real: Candidate) -> ProbeResult:
+        """One run of the reproducer on ``real`` (resolved), on the executor, without the cache."""
+        task = ProbeTask(self.record, real, self.options.find_links, self.options.index_url)
+        return self.executor.submit(task, self.backend, progress=self.progress).result()
+
     def _will_run(self, cand: Candidate, saved: SavedProbes) -> bool:
         """Whether probing ``cand`` would run the reproducer: no saved probe, no cached verdict.
         Looks the verdict up without downloading anything (the source's ``peek``)."""
@@ -219,10 +233,10 @@ class Engine:
             return True
         try:
             real = self.source.peek(cand)
-            spec = env_spec(self.record, real, find_links=self.options.find_links, index_url=self.options.index_url)
         except XlakbError:
             return True
-        return self.cache.get(VerdictCache.key(self.record, spec, self.backend.name, real.settings)) is None
+        return self.cache.get(verdict_key(self.record, real, self.backend.name, find_links=self.options.find_links,
+                                          index_url=self.options.index_url)) is None
 
     def _prepare(self, cand: Candidate) -> None:
         """Build the environment a candidate needs (used ahead of time)."""
@@ -269,7 +283,8 @@ class Engine:
         # 2. search; outcomes already known (state, cache) cost nothing
         known = {i: outcome_of(res.verdict, direction) for i, c in enumerate(candidates) if (res := saved.get(c.label))}
         search = Bisection(n, known=known)
-        pool = _Preparer(self._prepare) if self.options.prepare_ahead else None
+        # building ahead helps only where the probes run: on this machine
+        pool = _Preparer(self._prepare) if self.options.prepare_ahead and self.executor.name == "local" else None
         prepared: set[int] = set()
         try:
             while not search.done:

@@ -1,0 +1,287 @@
+"""Where probes run: the executor seam under the runner.
+
+An :class:`Executor` takes probes (:class:`ProbeTask`: a record on a candidate) and gives back futures of
+:class:`~xlakb.runner.ProbeResult` that never raise: a probe that could not run is an error result with the
+reason.  Executors live in the :data:`EXECUTORS` registry:
+
+* ``local`` (the default): the probes run in this process, ``jobs`` at a time (``-j``);
+* ``ray``: each probe is a Ray task on a cluster (``ray://host:port``, ``host:port``, ``RAY_ADDRESS``, or
+  ``local-ray``: a cluster of this machine, started for the run).  The task asks for the record's resources
+  (:func:`task_resources`), builds or reuses the environment in the worker's own cache (the same backends,
+  by name) and sends back the result and an excerpt of its log.  A task whose worker or node dies runs again
+  elsewhere (at most :data:`RAY_RETRIES` more times); one that still fails is an error result naming why.
+
+Executors never see the verdict cache: the caller (the driver, :func:`xlakb.matrix.run_batch`) alone reads
+and writes it, and ``bisect/``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import os
+import re
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable, Protocol
+
+from .candidates import Candidate
+from .envs import Backend, cache_dir
+from .errors import XlakbError
+from .progress import NullProgress, Progress
+from .records import Record
+from .runner import ProbeResult, error_result, try_probe
+
+#: how many more times Ray runs a probe whose worker process or node died
+RAY_RETRIES = 2
+#: the largest log excerpt a Ray worker sends back: its first and last bytes
+EXCERPT_HEAD = 16 * 1024
+EXCERPT_TAIL = 112 * 1024
+
+
+@dataclass(frozen=True)
+class ProbeTask:
+    """One probe to run: ``record``'s reproducer on ``candidate``, its environment built from these sources."""
+
+    record: Record
+    candidate: Candidate
+    find_links: tuple[str, ...] = ()
+    index_url: str | None = None
+
+
+class Executor(Protocol):
+    """What every executor provides."""
+
+    name: str
+    slots: int  # probes that can run at once (for time estimates)
+
+    def submit(self, task: ProbeTask, backend: Backend, *, progress: Progress | None = None,
+               on_start: Callable[[], None] | None = None) -> "cf.Future[ProbeResult]":
+        """Start one probe with ``backend`` (remote executors use the backend of that name on the worker).
+        The future never raises. ``on_start`` is called when the probe starts, where the executor can tell."""
+
+    def close(self) -> None:
+        """Wait for nothing more; release what the executor holds (threads, a cluster it started)."""
+
+
+def run_task(task: ProbeTask, backend: Backend, progress: Progress | None = None) -> ProbeResult:
+    """Run one probe here, without the verdict cache (the driver keeps it)."""
+    return try_probe(task.record, task.candidate, backend, progress=progress, cache=None,
+                     find_links=task.find_links, index_url=task.index_url)
+
+
+class LocalExecutor:
+    """Probes in this process: with ``jobs`` 1 in the calling thread (Ctrl-C stops the probe at once), else
+    ``jobs`` threads."""
+
+    name = "local"
+
+    def __init__(self, jobs: int = 1) -> None:
+        if jobs < 1:
+            raise XlakbError(f"-j must be at least 1, got {jobs}")
+        self.slots = jobs
+        self._pool = cf.ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else None
+
+    def submit(self, task: ProbeTask, backend: Backend, *, progress: Progress | None = None,
+               on_start: Callable[[], None] | None = None) -> "cf.Future[ProbeResult]":
+        def one() -> ProbeResult:
+            if on_start is not None:
+                on_start()
+            return run_task(task, backend, progress)
+
+        if self._pool is not None:
+            return self._pool.submit(one)
+        done: cf.Future[ProbeResult] = cf.Future()
+        done.set_result(one())
+        return done
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+
+
+def task_resources(record: Record) -> dict:
+    """What one probe of ``record`` asks of a Ray cluster, as ``ray.remote(...).options`` arguments: its CPU
+    cores and memory (``environment.resources``), and for a TPU-only record (``run_on: tpu``) its chips."""
+    asked: dict = {"num_cpus": record.cpus, "memory": int(record.memory_gb * 2**30)}
+    if record.run_on == "tpu":
+        asked["resources"] = {"TPU": record.devices}
+    return asked
+
+
+def wanted(asked: dict) -> dict[str, float]:
+    """``task_resources`` as Ray's resource names and amounts."""
+    return {"CPU": asked["num_cpus"], "memory": asked["memory"], **asked.get("resources", {})}
+
+
+def fits(asked: dict, offered: dict[str, float]) -> bool:
+    """Whether a node offering ``offered`` (Ray's resource totals) can run a task asking ``asked``."""
+    return all(offered.get(name, 0) >= amount for name, amount in wanted(asked).items())
+
+
+def _probe_on_worker(task: ProbeTask, reproducer: bytes, runner: str) -> tuple[ProbeResult, str, str]:
+    """The Ray task: lay the reproducer out in a temporary checkout, probe it with the worker's backend called
+    ``runner`` (its environment cache is the worker's own), and return the result, an excerpt of the log
+    and which node ran it."""
+    import ray
+
+    from .envs import get_backend
+
+    ctx = ray.get_runtime_context()
+    node = f"{ray.util.get_node_ip_address()} (node {ctx.get_node_id()[:12]}, pid {os.getpid()})"
+    with tempfile.TemporaryDirectory(prefix="xlakb-probe-") as tmp:
+        root = Path(tmp)
+        script = root / task.record.reproducer["path"]
+        script.parent.mkdir(parents=True)
+        script.write_bytes(reproducer)
+        record = Record(root / "issues" / task.record.path.name, task.record.data)
+        try:
+            backend = get_backend(runner)
+        except XlakbError as err:
+            return error_result(record, task.candidate, runner, f"environment: {err}"), "", node
+        result = run_task(replace(task, record=record), backend)
+    return result, log_excerpt(Path(result.log)) if result.log else "", node
+
+
+def log_excerpt(path: Path) -> str:
+    """The log at ``path``, or its first and last bytes with how much was left out between them."""
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(EXCERPT_HEAD + EXCERPT_TAIL + 1)
+            if len(data) <= EXCERPT_HEAD + EXCERPT_TAIL:
+                return data.decode("utf-8", "replace")
+            size = path.stat().st_size
+            fh.seek(size - EXCERPT_TAIL)
+            tail = fh.read()
+    except OSError as err:
+        return f"(log unreadable on the worker: {err})\n"
+    left_out = size - EXCERPT_HEAD - EXCERPT_TAIL
+    return (data[:EXCERPT_HEAD].decode("utf-8", "replace") + f"\n[... {left_out} bytes left out ...]\n"
+            + tail.decode("utf-8", "replace"))
+
+
+class RayExecutor:
+    """Each probe a Ray task on the cluster at ``address`` (``local-ray``: a cluster of this machine, started
+    here and stopped by :meth:`close`)."""
+
+    name = "ray"
+
+    def __init__(self, address: str) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise XlakbError(f"--cluster {address} needs Ray, which is not installed",
+                             hint="pip install 'xlakb[ray]'") from None
+        import logging
+
+        self._ray = ray
+        self.address = address
+        self._owned = not ray.is_initialized()
+        if self._owned:
+            options = dict(logging_level=logging.WARNING, log_to_driver=False)
+            if address == "local-ray":
+                options.update(address="local", object_store_memory=200 * 10**6, include_dashboard=False)
+            else:
+                options.update(address=address)
+            try:
+                ray.init(**options)
+            except Exception as err:  # ConnectionError, ValueError, RuntimeError...: any way of not reaching it
+                raise XlakbError(f"--cluster {address}: cannot connect to the Ray cluster: {_one_line(err)}",
+                                 hint="start one with `ray start --head`, or check the address") from None
+        self._remote = ray.remote(_probe_on_worker)
+        self._feasible: dict[tuple, str | None] = {}
+        nodes = [n for n in ray.nodes() if n.get("Alive")]
+        self.slots = max(1, int(sum(n["Resources"].get("CPU", 0) for n in nodes)))
+
+    def submit(self, task: ProbeTask, backend: Backend, *, progress: Progress | None = None,
+               on_start: Callable[[], None] | None = None) -> "cf.Future[ProbeResult]":
+        asked = task_resources(task.record)
+        outer: cf.Future[ProbeResult] = cf.Future()
+        why = self._infeasible(asked)
+        if why is not None:  # Ray would wait for such a node forever
+            outer.set_result(error_result(task.record, task.candidate, backend.name, f"ray: {why}"))
+            return outer
+        ref = self._remote.options(max_retries=RAY_RETRIES, retry_exceptions=False, **asked).remote(
+            task, task.record.reproducer_path.read_bytes(), backend.name)
+
+        def arrived(inner: cf.Future) -> None:
+            try:
+                outer.set_result(self._result(task, backend, inner))
+            except BaseException as err:  # never leave the driver waiting
+                outer.set_result(error_result(task.record, task.candidate, backend.name, f"ray: {_one_line(err)}"))
+
+        ref.future().add_done_callback(arrived)
+        return outer
+
+    def _result(self, task: ProbeTask, backend: Backend, inner: cf.Future) -> ProbeResult:
+        """The worker's result with its log excerpt written under this machine's logs, or an error naming why
+        the task failed (after its retries, when the failure was of a worker or node)."""
+        err = inner.exception()
+        if err is not None:
+            if isinstance(err, self._ray.exceptions.RayTaskError):
+                reason = f"ray: the task raised {_one_line(err)}"
+            else:
+                reason = f"ray: {type(err).__name__} after {1 + RAY_RETRIES} tries: {_one_line(err, named=False)}"
+            return error_result(task.record, task.candidate, backend.name, reason)
+        result, excerpt, node = inner.result()
+        safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", task.candidate.label)
+        log = cache_dir() / "logs" / task.record.id / f"{time.strftime('%Y%m%dT%H%M%S')}-{safe}-ray-{os.getpid()}.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text(f"# ray: run on {node}; the full log there: {result.log or '(none)'}\n{excerpt}")
+        return replace(result, log=str(log))
+
+    def _infeasible(self, asked: dict) -> str | None:
+        """Why no live node of the cluster can ever run a task asking ``asked``, or None."""
+        want = wanted(asked)
+        key = tuple(sorted(want.items()))
+        if key not in self._feasible:
+            nodes = [n["Resources"] for n in self._ray.nodes() if n.get("Alive")]
+            ok = any(fits(asked, res) for res in nodes)
+            shown = ", ".join(f"{k} {_amount(k, v)}" for k, v in want.items())
+            offered = "; ".join(", ".join(f"{k} {_amount(k, res.get(k, 0))}" for k in want) for res in nodes)
+            self._feasible[key] = None if ok else f"no node of the cluster offers {shown} (nodes: {offered or 'none'})"
+        return self._feasible[key]
+
+    def close(self) -> None:
+        if self._owned and self._ray.is_initialized():
+            self._ray.shutdown()
+
+
+def _amount(name: str, value: float) -> str:
+    return f"{value / 2**30:.1f} GiB" if name == "memory" else f"{value:g}"
+
+
+def _one_line(err: BaseException, named: bool = True) -> str:
+    """The first line of ``err``'s message (after its type's name, unless ``named`` is False)."""
+    lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
+    first = lines[0][:300] if lines else "(no message)"
+    return f"{type(err).__name__}: {first}" if named else first
+
+
+#: ``--cluster`` value -> executor; any other value is a Ray address (``ray://host:port`` or ``host:port``)
+EXECUTORS: dict[str, Callable[[str, int], Executor]] = {
+    "local": lambda _address, jobs: LocalExecutor(jobs),
+    "local-ray": lambda address, _jobs: RayExecutor(address),
+}
+_RAY_ADDRESS = re.compile(r"^(ray://)?[A-Za-z0-9_.\-\[\]:]+:[0-9]{1,5}$")
+
+
+def get_executor(cluster: str | None = None, jobs: int = 1) -> Executor:
+    """The executor for ``--cluster cluster``; None means ``$RAY_ADDRESS`` when set, else ``local``."""
+    cluster = cluster or os.environ.get("RAY_ADDRESS") or "local"
+    if cluster in EXECUTORS:
+        return EXECUTORS[cluster](cluster, jobs)
+    if not _RAY_ADDRESS.match(cluster):
+        raise XlakbError(f"--cluster {cluster!r}: not an executor or Ray address",
+                         hint="use local, local-ray, ray://HOST:PORT or HOST:PORT (a Ray head's GCS address)")
+    return RayExecutor(cluster)
+
+
+def probe_all(executor: Executor, tasks: list[ProbeTask], backend: Backend, *,
+              progress: Progress | None = None) -> list[ProbeResult]:
+    """Run ``tasks`` on ``executor`` and return their results in the order of ``tasks`` (for a caller that
+    wants a batch at once, such as a bisection step probing ``-j`` candidates)."""
+    progress = progress or NullProgress()
+    futures = [executor.submit(t, backend, progress=progress) for t in tasks]
+    return [f.result() for f in futures]
