@@ -2,6 +2,7 @@
 
     python3 benchmarks/bench_matrix.py                 # every record of issues/, all releases
     python3 benchmarks/bench_matrix.py ID [ID ...]     # some records
+    python3 benchmarks/bench_matrix.py -j 2            # one batch, 2 probes at once (xlakb matrix --all -j 2)
 
 Environments are the ones already in xlakb's cache ($XLAKB_CACHE_DIR, default ~/.cache/xlakb:
 "warm" means built before; a release whose environment is missing is built first and that
@@ -23,6 +24,8 @@ REPO = Path(__file__).resolve().parent.parent
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("ids", nargs="*")
+    parser.add_argument("-j", "--jobs", type=int, default=0,
+                        help="measure one batch of every probe, N at a time, instead of record after record")
     args = parser.parse_args()
 
     from xlakb.candidates.releases import releases_between
@@ -46,6 +49,9 @@ def main() -> int:
                 backend.ensure(spec, NullProgress())
                 built.append((rec.id, cand.label, time.perf_counter() - start))
 
+    if args.jobs:
+        return batch(records, releases, backend, args.jobs, built)
+
     rows = []
     total_start = time.perf_counter()
     for rec in records:
@@ -65,6 +71,25 @@ def main() -> int:
         print(f"| `{rid}` | {n} | {wall:.1f} s | {slow} ({slow_s:.1f} s) | `{verdicts}` |")
     probes = sum(r[2] for r in rows)
     print(f"| **all {len(rows)} records** | {probes} probes | **{total:.0f} s** ({total / max(probes, 1):.1f} s a probe) | | |")
+    if built:
+        print(f"\n(built first, not counted: {len(built)} environment(s), {sum(b[2] for b in built):.0f} s)")
+    return 0
+
+
+def batch(records, releases, backend, jobs: int, built: list) -> int:
+    """All (record, release) probes as one batch, ``jobs`` at a time: what `xlakb matrix --all -j N` does."""
+    from collections import Counter
+
+    from xlakb.matrix import run_batch
+    from xlakb.progress import NullProgress
+
+    pairs = [(r, c) for r in records for c in releases]
+    start = time.perf_counter()
+    results = run_batch(pairs, backend, jobs=jobs, progress=NullProgress(), cache=None)
+    wall = time.perf_counter() - start
+    verdicts = Counter(r.verdict.value for r in results)
+    print(f"| {len(records)} records × {len(releases)} releases, -j {jobs} | {len(results)} probes | **{wall:.0f} s** | "
+          f"{len(results) / wall * 60:.1f} probes/min | {dict(verdicts)} |")
     if built:
         print(f"\n(built first, not counted: {len(built)} environment(s), {sum(b[2] for b in built):.0f} s)")
     return 0

@@ -102,6 +102,28 @@ def test_repro_and_expectations(kb, wheelhouse):
     assert bad.returncode == 1 and "expected reproduced, measured not-reproduced" in bad.stderr
 
 
+def test_find_links_may_be_a_url(kb, wheelhouse):
+    """--find-links http://...: a wheel index page on a server (as Google's libtpu index is) is passed on as a
+    URL, not made into a local path; the environment installs from it."""
+    import functools
+    import http.server
+    import threading
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(wheelhouse))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        fake_record(kb)
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        r = xlakb("repro", "fake-bug", "--torch-xla", "2.5.1", "--runner", "uv", "--find-links", url, "--index-url", "none", root=kb)
+        assert r.returncode == 0, r.stderr
+        assert "fake-bug on torch_xla 2.5.1: reproduced" in r.stdout
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_repro_unknown_version_and_missing_reproducer(kb):
     fake_record(kb)
     assert "unknown torch_xla release '2.4.9'" in one_line_error(xlakb("repro", "fake-bug", "--torch-xla", "2.4.9", "--runner", "uv", root=kb))

@@ -77,7 +77,8 @@ def _backend(args):
 
 
 def _links(args) -> tuple[str, ...]:
-    return tuple(str(Path(p).resolve()) for p in (args.find_links or []))
+    """--find-links as given: a folder made absolute (probes run elsewhere), a URL kept (e.g. Google's libtpu index)."""
+    return tuple(p if "://" in p else str(Path(p).resolve()) for p in (args.find_links or []))
 
 
 # -- commands ---------------------------------------------------------------------
