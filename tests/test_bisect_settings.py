@@ -2,8 +2,12 @@
 built from fake wheels whose bug needs two settings together."""
 
 import json
+import os
+import shutil
+import signal
 import subprocess
 import sys
+from pathlib import Path
 
 from fakewheels import fake_record
 
@@ -107,3 +111,40 @@ def test_bad_input_names_the_line_or_option(kb, wheelhouse):
     fake_record(kb, reproducer=SETTINGS_REPRODUCER, env={})
     r = bisect(kb, wheelhouse, "--torch-xla", "2.5.1")
     assert r.returncode == 1 and "no settings to minimize: the record's environment.env is empty" in r.stderr
+
+
+def test_a_killed_settings_bisection_resumes_without_repeating_a_probe(kb, wheelhouse, tmp_path):
+    """SIGKILL after the fourth probe (the third saved); the rerun, with the verdict cache wiped, resumes
+    from the saved state, repeats none of the saved probes and gives the same answer."""
+    fake_record(kb, reproducer=SETTINGS_REPRODUCER)
+    job = kb / "job.env"
+    job.write_text(JOB)
+    code = f"""
+import sys
+import xlakb.bisection.engine as e
+from xlakb.cli import main
+real = e.Engine.probe
+count = [0]
+def probe(self, cand):
+    res = real(self, cand)
+    count[0] += 1
+    print("PROBED", " ".join(cand.meta["settings"]) or "-", flush=True)
+    if count[0] == 4:
+        import time; time.sleep(120)
+    return res
+e.Engine.probe = probe
+sys.exit(main(["--root", {str(kb)!r}, "bisect", "fake-bug", "--source", "settings", "--settings-file", {str(job)!r},
+               "--torch-xla", "2.5.1", "--runner", "uv", "--find-links", {str(wheelhouse)!r}, "--index-url", "none", "-q"]))
+"""
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    probed = [child.stdout.readline().split(" ", 1)[1].strip() for _ in range(4)][:3]
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    shutil.rmtree(Path(os.environ["XLAKB_CACHE_DIR"]) / "verdicts")  # only the saved state can answer the three probes now
+    r = bisect(kb, wheelhouse, "--settings-file", str(job), "--torch-xla", "2.5.1")
+    assert r.returncode == 0, r.stderr
+    assert "resuming: 3 probe(s) already done" in r.stderr
+    data = report(kb)
+    assert data["minimal"] == ["FAKE_A=1", "XLA_FLAGS=--xla_two"]
+    ran_now = [" ".join(t["settings"]) or "-" for t, p in zip(data["tests"], data["probes"]) if not p["cached"]]
+    assert not set(ran_now) & set(probed) and data["probes_run"] == len(ran_now) == len(data["tests"]) - 3
