@@ -560,7 +560,9 @@ def cluster_opt(sp) -> None:
                     "or local-ray (a Ray cluster of this machine, started for the run); needs pip install 'xlakb[ray]'")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(sources: bool = True) -> argparse.ArgumentParser:
+    """The command line; ``sources=False`` leaves out the candidate sources' own bisect options, whose
+    modules (git, the runner, the package index) other commands need not import to start."""
     from .candidates import SOURCES, source_arguments
 
     p = argparse.ArgumentParser(prog="xlakb", description="A knowledge base of PyTorch/XLA bugs that proves its own claims.")
@@ -688,7 +690,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="probes to run in parallel")
     sp.add_argument("--no-prepare", action="store_true", help="do not build the next midpoints' environments ahead")
     cluster_opt(sp)
-    for arg in source_arguments():  # each source's own options
+    for arg in source_arguments() if sources else ():  # each source's own options
         sp.add_argument(*arg.flags, **dict(arg.kwargs))
     sp.add_argument("--narrow", action="store_true",
                     help="releases, then the nightlies between the two releases found, then (with --repo) the commits "
@@ -701,9 +703,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    given = sys.argv[1:] if argv is None else argv
+    parser = build_parser(sources="bisect" in given)
     args = parser.parse_args(argv)
-    args.argv = list(sys.argv[1:] if argv is None else argv)  # the exact command, for reports
+    args.argv = list(given)  # the exact command, for reports
     try:
         return args.func(args)
     except XlakbError as err:

@@ -133,8 +133,13 @@ def run_env(record: Record, settings: tuple[tuple[str, str], ...] | None = None)
         "PYTHONDONTWRITEBYTECODE": "1",
         "TF_CPP_MIN_LOG_LEVEL": "0",
     })
-    env.update(record.env_vars if settings is None else dict(settings))
+    env.update(_variables(record, settings))
     return env
+
+
+def _variables(record: Record, settings: tuple[tuple[str, str], ...] | None) -> dict[str, str]:
+    """The record's own variables, or a settings candidate's in their place."""
+    return record.env_vars if settings is None else dict(settings)
 
 
 class VerdictCache:
@@ -174,7 +179,7 @@ class VerdictCache:
 
 
 def run_env_fingerprint(record: Record, settings: tuple[tuple[str, str], ...] | None = None) -> dict:
-    fingerprint = {"devices": record.devices, "env": record.env_vars if settings is None else dict(settings), "timeout": record.timeout}
+    fingerprint = {"devices": record.devices, "env": _variables(record, settings), "timeout": record.timeout}
     if record.run_on != "cpu":  # CPU records keep the keys they had before run_on existed
         fingerprint["run_on"] = record.run_on
     return fingerprint

@@ -25,7 +25,7 @@ from ..errors import WheelNotFound, XlakbError
 from ..executors import Executor, LocalExecutor, ProbeTask
 from ..progress import NullProgress, Progress
 from ..records import Record
-from ..runner import ProbeResult, Verdict, VerdictCache, env_spec, verdict_key
+from ..runner import ProbeResult, Verdict, VerdictCache, env_spec, error_result, verdict_key
 from ..ddmin import Trial
 from ..search import Bisection, Outcome
 from .report import Report, now
@@ -193,8 +193,7 @@ class Engine:
         except XlakbError as err:  # the build exists but could not be had now: an error, retried on resume
             with self._lock:
                 self._resolved.pop(cand.label, None)
-            return ProbeResult(self.record.id, cand.label, cand.kind, cand.torch_xla, cand.torch, Verdict.ERROR,
-                               f"build unavailable: {err}", None, 0.0, now(), "", self.backend.name, "")
+            return error_result(self.record, cand, self.backend.name, f"build unavailable: {err}")
         key = verdict_key(self.record, real, self.backend.name, find_links=self.options.find_links,
                           index_url=self.options.index_url) if self.cache is not None else None
         first = self.cache.get(key) if key else None

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..candidates import Candidate
 from ..results import results_dir, write_json
-from ..runner import ProbeResult, Verdict
+from ..runner import ProbeResult
 
 
 def labels_for(direction: str) -> tuple[str, str]:
@@ -188,5 +188,3 @@ def save_report(root: Path, report) -> Path:
     write_json(path, report.to_json())
     return path
 
-
-JUDGED = (Verdict.REPRODUCED, Verdict.NOT_REPRODUCED)

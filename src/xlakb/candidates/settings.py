@@ -124,6 +124,8 @@ class SettingsReport:
         return "high" if not self.confidence_reasons else "medium"
 
     def to_json(self) -> dict:
+        from ..bisection.report import probe_json
+
         def end(label: str, items: list[str]) -> dict:
             return {"label": label, "kind": "settings", "torch_xla": self.release, "torch": "", "meta": {"settings": items}}
 
@@ -147,7 +149,7 @@ class SettingsReport:
             "confidence_reasons": self.confidence_reasons,
             "flaky": self.flaky,
             "tests": [{"settings": items, "verdict": res.verdict.value} for items, res in self.tests],
-            "probes": [_probe_json(res) for _, res in self.tests],
+            "probes": [probe_json(res) for _, res in self.tests],
             "probes_run": self.probes_run,
             "probe_bound": self.bound,
             "notes": self.notes,
@@ -185,12 +187,6 @@ class SettingsReport:
 
 def _label(items: list[str]) -> str:
     return " ".join(items) if items else "(no settings)"
-
-
-def _probe_json(res: ProbeResult) -> dict:
-    from ..bisection.report import probe_json
-
-    return probe_json(res)
 
 
 class SettingsSource(Source):
