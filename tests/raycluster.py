@@ -40,8 +40,12 @@ def _environ(pid: int) -> dict[str, str]:
 class LoopbackCluster:
     """Ray nodes in a loopback-only network namespace. Each node has its own xlakb cache (``node_cache``)."""
 
-    def __init__(self, base: Path) -> None:
+    def __init__(self, base: Path, uv_cache: Path | None = None, node_env: dict[str, str] | None = None) -> None:
+        """``uv_cache``: the uv package cache every node shares (default: one under ``base``); ``node_env``:
+        more variables for every node (e.g. ``UV_OFFLINE=1``: the namespace has no network)."""
         self.base = base
+        self.uv_cache = uv_cache or base / "uv-cache"
+        self.node_env = dict(node_env or {})
         self.base.mkdir(parents=True, exist_ok=True)
         self.temp = Path(tempfile.mkdtemp(prefix="xr-", dir="/tmp"))  # short: Ray's socket paths must fit 107 bytes
         self.holder = subprocess.Popen(
@@ -78,7 +82,8 @@ class LoopbackCluster:
         argv += ["--head", "--port", str(GCS_PORT), "--include-dashboard", "false"] if head else ["--address", self.address]
         cache = self.node_cache(name)
         cache.mkdir(parents=True, exist_ok=True)
-        env = self.env(XLAKB_CACHE_DIR=str(cache), UV_CACHE_DIR=str(self.base / "uv-cache"), UV_PYTHON_DOWNLOADS="never")
+        env = self.env(XLAKB_CACHE_DIR=str(cache), UV_CACHE_DIR=str(self.uv_cache), UV_PYTHON_DOWNLOADS="never",
+                       **self.node_env)
         for name_ in ("XLAKB_ROOT", "XLAKB_CACHE_MAX_SIZE", "RAY_ADDRESS"):
             env.pop(name_, None)
         r = subprocess.run(self.cmd([sys.executable, "-m", "ray.scripts.scripts", *argv[1:]]), capture_output=True,

@@ -137,6 +137,10 @@ def test_matrix_on_a_two_node_cluster(cluster, kb, wheelhouse, tmp_path):
     r = subprocess.run(argv, capture_output=True, text=True, env=cluster.env(), timeout=600)
     assert r.returncode == 0, r.stderr
     assert "executor: ray at 127.0.0.1:6379 (2 CPU(s) in the cluster)" in r.stderr and "[4/4]" in r.stderr
+    # what the tasks reported came back while they ran: each start (with what is left) and the nodes' builds
+    starts = re.findall(r"^\[\d/4\] fake-bug on torch_xla (\S+) \(\d left", r.stderr, re.M)
+    assert sorted(starts) == sorted(VERSIONS), r.stderr
+    assert re.search(r"^  node [0-9a-f]{6}: creating virtualenv \(torch==", r.stderr, re.M), r.stderr
     table = {line.split()[0]: line.split()[2] for line in r.stdout.splitlines() if line[:1].isdigit()}
     assert table == EXPECTED and matrix_rows(kb) == EXPECTED
     ran = runs(runs_file)

@@ -10,6 +10,8 @@ reason.  Executors live in the :data:`EXECUTORS` registry:
   (:func:`task_resources`), builds or reuses the environment in the worker's own cache (the same backends,
   by name) and sends back the result and an excerpt of its log.  A task whose worker or node dies runs again
   elsewhere (at most :data:`RAY_RETRIES` more times); one that still fails is an error result naming why.
+  What a task reports while it runs (that it started, its environment build, its downloads) comes back to
+  the driver's progress through :class:`_Relay`.
 
 Executors never see the verdict cache: the caller (the driver, :func:`xlakb.matrix.run_batch`) alone reads
 and writes it, and ``bisect/``.
@@ -21,7 +23,9 @@ import concurrent.futures as cf
 import os
 import re
 import tempfile
+import threading
 import time
+import uuid
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Protocol
@@ -120,16 +124,106 @@ def fits(asked: dict, offered: dict[str, float]) -> bool:
     return all(offered.get(name, 0) >= amount for name, amount in wanted(asked).items())
 
 
-def _probe_on_worker(task: ProbeTask, reproducer: bytes, runner: str) -> tuple[ProbeResult, str, str]:
+class _WorkerProgress(NullProgress):
+    """A Ray task's progress: its notes and downloads go on the relay's queue, tagged with the task's id and
+    node. Best effort: a queue that cannot be reached costs the lines, never the probe."""
+
+    def __init__(self, queue, tid: str, node: str) -> None:
+        self.queue, self.tid, self.node = queue, tid, node
+        self._last_download = 0.0
+
+    def put(self, kind: str, *payload) -> None:
+        if self.queue is None:
+            return
+        try:
+            self.queue.put_nowait((kind, self.tid, self.node, *payload))
+        except Exception:  # the queue's actor lost with its node, or full: the probe goes on without lines
+            self.queue = None
+
+    def info(self, message: str) -> None:
+        self.put("info", message)
+
+    def download(self, name: str, done_bytes: int, total_bytes: int | None) -> None:
+        now = time.monotonic()
+        if now - self._last_download >= 1.0 or (total_bytes is not None and done_bytes >= total_bytes):
+            self._last_download = now
+            self.put("download", name, done_bytes, total_bytes)
+
+
+class _Relay:
+    """Progress from Ray tasks to the driver: tasks put events on a Ray queue (an actor that takes no CPU);
+    a driver thread hands each to the progress and ``on_start`` of the probe it belongs to. Events of a probe
+    whose result already arrived are dropped (a late start line would count it twice)."""
+
+    def __init__(self) -> None:
+        from ray.util.queue import Queue
+
+        self.queue = Queue(maxsize=10_000, actor_options={"num_cpus": 0})
+        self._probes: dict[str, tuple[Progress, Callable[[], None] | None]] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="xlakb-ray-progress", daemon=True)
+        self._thread.start()
+
+    def expect(self, progress: Progress, on_start: Callable[[], None] | None) -> str:
+        tid = uuid.uuid4().hex
+        with self._lock:
+            self._probes[tid] = (progress, on_start)
+        return tid
+
+    def forget(self, tid: str) -> None:
+        with self._lock:
+            self._probes.pop(tid, None)
+
+    def _run(self) -> None:
+        from ray.util.queue import Empty
+
+        while not self._stop.is_set():
+            try:
+                event = self.queue.get(timeout=0.5)
+            except Empty:
+                continue
+            except Exception:  # the queue's actor is gone (its node died, or the cluster): no more lines
+                return
+            self._handle(*event)
+
+    def _handle(self, kind: str, tid: str, node: str, *payload) -> None:
+        with self._lock:
+            probe = self._probes.get(tid)
+            if probe is not None and kind == "start":
+                self._probes[tid] = (probe[0], None)  # a retried task starts again: one start line
+        if probe is None:
+            return
+        progress, on_start = probe
+        if kind == "start" and on_start is not None:
+            on_start()
+        elif kind == "info":
+            progress.info(f"{node}: {payload[0]}")
+        elif kind == "download":
+            progress.download(*payload)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        try:
+            self.queue.shutdown()
+        except Exception:  # already gone with the cluster
+            pass
+
+
+def _probe_on_worker(task: ProbeTask, reproducer: bytes, runner: str, queue=None,
+                     tid: str = "") -> tuple[ProbeResult, str, str]:
     """The Ray task: lay the reproducer out in a temporary checkout, probe it with the worker's backend called
     ``runner`` (its environment cache is the worker's own), and return the result, an excerpt of the log
-    and which node ran it."""
+    and which node ran it. Its progress goes on ``queue`` (the driver's relay), tagged ``tid``."""
     import ray
 
     from .envs import get_backend
 
     ctx = ray.get_runtime_context()
     node = f"{ray.util.get_node_ip_address()} (node {ctx.get_node_id()[:12]}, pid {os.getpid()})"
+    progress = _WorkerProgress(queue, tid, f"node {ctx.get_node_id()[:6]}")
+    progress.put("start")
     with tempfile.TemporaryDirectory(prefix="xlakb-probe-") as tmp:
         root = Path(tmp)
         script = root / task.record.reproducer["path"]
@@ -140,7 +234,7 @@ def _probe_on_worker(task: ProbeTask, reproducer: bytes, runner: str) -> tuple[P
             backend = get_backend(runner)
         except XlakbError as err:
             return error_result(record, task.candidate, runner, f"environment: {err}"), "", node
-        result = run_task(replace(task, record=record), backend)
+        result = run_task(replace(task, record=record), backend, progress)
     return result, log_excerpt(Path(result.log)) if result.log else "", node
 
 
@@ -190,6 +284,7 @@ class RayExecutor:
                 raise XlakbError(f"--cluster {address}: cannot connect to the Ray cluster: {_one_line(err)}",
                                  hint="start one with `ray start --head`, or check the address") from None
         self._remote = ray.remote(_probe_on_worker)
+        self._relay: _Relay | None = None
         self._feasible: dict[tuple, str | None] = {}
         nodes = [n for n in ray.nodes() if n.get("Alive")]
         self.slots = max(1, int(sum(n["Resources"].get("CPU", 0) for n in nodes)))
@@ -202,10 +297,15 @@ class RayExecutor:
         if why is not None:  # Ray would wait for such a node forever
             outer.set_result(error_result(task.record, task.candidate, backend.name, f"ray: {why}"))
             return outer
+        if self._relay is None:
+            self._relay = _Relay()
+        relay = self._relay
+        tid = relay.expect(progress or NullProgress(), on_start)
         ref = self._remote.options(max_retries=RAY_RETRIES, retry_exceptions=False, **asked).remote(
-            task, task.record.reproducer_path.read_bytes(), backend.name)
+            task, task.record.reproducer_path.read_bytes(), backend.name, relay.queue, tid)
 
         def arrived(inner: cf.Future) -> None:
+            relay.forget(tid)
             try:
                 outer.set_result(self._result(task, backend, inner))
             except BaseException as err:  # never leave the driver waiting
@@ -244,6 +344,9 @@ class RayExecutor:
         return self._feasible[key]
 
     def close(self) -> None:
+        if self._relay is not None:
+            self._relay.close()
+            self._relay = None
         if self._owned and self._ray.is_initialized():
             self._ray.shutdown()
 
