@@ -283,3 +283,15 @@ def test_matrix_of_many_records_in_parallel(kb, wheelhouse):
         assert [x["candidate"] for x in data["results"]] == ["2.3.0", "2.5.1", "2.6.0"]
     assert "which records?" in one_line_error(xlakb("matrix", root=kb))
     assert "-j must be at least 1" in one_line_error(xlakb("matrix", "--all", "-j", "0", *common, root=kb))
+
+
+def test_time_left_of_a_batch_counts_the_probes_running_side_by_side():
+    """The batch's estimate: wall time per finished probe times what is left (not divided by the slots again:
+    that wall time already counts the probes running at once); before as many probes as slots have finished,
+    the mean probe's own duration spread over the slots."""
+    from xlakb.matrix import time_left
+
+    assert time_left(0.0, [], 10, 2) is None
+    assert time_left(200.0, [4.0] * 100, 100, 2) == 200.0  # 2 s of wall a probe, 100 left
+    assert time_left(200.0, [2.0] * 100, 100, 1) == 200.0
+    assert time_left(10.0, [10.0], 9, 2) == 45.0  # one finished, two at a time: 10 s each, 9 left

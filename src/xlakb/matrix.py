@@ -57,6 +57,18 @@ def run_batch(
             executor.close()
 
 
+def time_left(elapsed: float, durations: list[float], left: int, slots: int) -> float | None:
+    """Seconds until a batch ends, ``left`` probes still to finish, ``slots`` running at once: the wall time
+    per finished probe so far (it already counts the probes running side by side, and environment builds)
+    times what is left, once at least ``slots`` probes have finished; before that, the finished probes' mean
+    duration times what is left over the slots. None before any probe has finished."""
+    if not durations:
+        return None
+    if len(durations) >= slots:
+        return elapsed / len(durations) * left
+    return sum(durations) / len(durations) * left / slots
+
+
 def _drive(pairs, backend, executor, progress, cache, find_links, index_url, on_result) -> list[ProbeResult]:
     order = {c.label: i for i, c in enumerate(dict.fromkeys(c for _, c in pairs))}
     queue = sorted(range(len(pairs)), key=lambda i: (order[pairs[i][1].label], i))
@@ -71,9 +83,9 @@ def _drive(pairs, backend, executor, progress, cache, find_links, index_url, on_
         with lock:
             left = len(pairs) - len(done)
             eta = ""
-            if done:
-                per = (time.monotonic() - started) / len(done) * left / slots
-                eta = f", about {per / 60:.0f} min left" if per >= 60 else f", about {per:.0f} s left"
+            secs = time_left(time.monotonic() - started, done, left, slots)
+            if secs is not None:
+                eta = f", about {secs / 60:.0f} min left" if secs >= 60 else f", about {secs:.0f} s left"
             progress.step(len(done), len(pairs), f"{record.id} on torch_xla {cand.label} ({left} left{eta})")
 
     def finish(i: int, res: ProbeResult, key: str) -> None:
