@@ -52,9 +52,9 @@ def main() -> int:
     if args.drive:
         return drive(args)
 
+    from xlakb.cli import ConsoleProgress
     from xlakb.envs.uv import UvBackend
     from xlakb.matrix import run_matrix
-    from xlakb.progress import NullProgress
     from xlakb.records import load_record, load_records
     from xlakb.runner import env_spec
 
@@ -65,14 +65,15 @@ def main() -> int:
     backend = UvBackend()
 
     # warm up: build what is missing, timed apart
-    built = []
-    for rec in records:
-        for cand in releases:
-            spec = env_spec(rec, cand)
-            if backend.cached(spec) is None:
-                start = time.perf_counter()
-                backend.ensure(spec, NullProgress())
-                built.append((rec.id, cand.label, time.perf_counter() - start))
+    built, progress = [], ConsoleProgress()
+    missing = [(rec, cand) for rec in records for cand in releases if backend.cached(env_spec(rec, cand)) is None]
+    for i, (rec, cand) in enumerate(missing):
+        spec = env_spec(rec, cand)
+        if backend.cached(spec) is None:  # one spec serves several records
+            progress.step(i, len(missing), f"environment for {rec.id} on {cand.label}")
+            start = time.perf_counter()
+            backend.ensure(spec, progress)
+            built.append((rec.id, cand.label, time.perf_counter() - start))
 
     if args.jobs:
         return batch(records, releases, backend, args.jobs, built)
@@ -107,11 +108,11 @@ def batch(records, releases, backend, jobs: int, built: list) -> int:
     from collections import Counter
 
     from xlakb.matrix import run_batch
-    from xlakb.progress import NullProgress
+    from xlakb.cli import ConsoleProgress
 
     pairs = [(r, c) for r in records for c in releases]
     start = time.perf_counter()
-    results = run_batch(pairs, backend, jobs=jobs, progress=NullProgress(), cache=None)
+    results = run_batch(pairs, backend, jobs=jobs, progress=ConsoleProgress(), cache=None)
     wall = time.perf_counter() - start
     verdicts = Counter(r.verdict.value for r in results)
     print(f"| {len(records)} records × {len(releases)} releases, -j {jobs} | {len(results)} probes | **{wall:.0f} s** | "
