@@ -94,6 +94,39 @@ def test_executor_choice_and_clear_errors(monkeypatch):
     assert str(err.value) == "--cluster ray://127.0.0.1:10001 needs Ray, which is not installed (hint: pip install 'xlakb[ray]')"
 
 
+def test_a_ray_client_head_whose_server_failed_to_start_is_tried_again(monkeypatch):
+    """Ray Client's "Initialization failure from server" (ConnectionAbortedError: the head answered, its server
+    for this client did not come up) gets CONNECT_TRIES tries; any other failure ends at the first."""
+    import types
+
+    from xlakb import executors
+
+    calls: list[str] = []
+
+    def fake_ray(failures: list[BaseException]):
+        def init(**options):
+            calls.append(options["address"])
+            if failures:
+                raise failures.pop(0)
+
+        return types.SimpleNamespace(is_initialized=lambda: False, init=init, remote=lambda f: f,
+                                     nodes=lambda: [{"Alive": True, "Resources": {"CPU": 2.0}}], shutdown=lambda: None)
+
+    monkeypatch.setattr(executors.time, "sleep", lambda s: None)
+    monkeypatch.setitem(sys.modules, "ray", fake_ray([ConnectionAbortedError("Initialization failure from server:")] * 2))
+    assert executors.RayExecutor("ray://127.0.0.1:10001").slots == 2 and len(calls) == 3
+    calls.clear()
+    monkeypatch.setitem(sys.modules, "ray", fake_ray([ConnectionAbortedError("Initialization failure from server:")] * 3))
+    with pytest.raises(XlakbError, match="cannot connect to the Ray cluster: ConnectionAbortedError"):
+        executors.RayExecutor("ray://127.0.0.1:10001")
+    assert len(calls) == executors.CONNECT_TRIES
+    calls.clear()
+    monkeypatch.setitem(sys.modules, "ray", fake_ray([ConnectionError("refused")]))
+    with pytest.raises(XlakbError, match="ConnectionError: refused"):
+        executors.RayExecutor("ray://127.0.0.1:10001")
+    assert len(calls) == 1
+
+
 def test_cli_names_a_bad_cluster_in_one_line(kb):
     fake_record(kb)
     r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "matrix", "fake-bug", "--versions", "2.5.1",

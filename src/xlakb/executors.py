@@ -39,6 +39,8 @@ from .runner import ProbeResult, error_result, try_probe
 
 #: how many more times Ray runs a probe whose worker process or node died
 RAY_RETRIES = 2
+#: how many times the driver tries to connect to a Ray Client head whose server for it failed to start
+CONNECT_TRIES = 3
 #: the largest log excerpt a Ray worker sends back: its first and last bytes
 EXCERPT_HEAD = 16 * 1024
 EXCERPT_TAIL = 112 * 1024
@@ -278,11 +280,18 @@ class RayExecutor:
                 options.update(address="local", object_store_memory=200 * 10**6, include_dashboard=False)
             else:
                 options.update(address=address)
-            try:
-                ray.init(**options)
-            except Exception as err:  # ConnectionError, ValueError, RuntimeError...: any way of not reaching it
-                raise XlakbError(f"--cluster {address}: cannot connect to the Ray cluster: {_one_line(err)}",
-                                 hint="start one with `ray start --head`, or check the address") from None
+            for attempt in range(1, CONNECT_TRIES + 1):
+                try:
+                    ray.init(**options)
+                    break
+                except Exception as err:  # ConnectionError, ValueError, RuntimeError...: any way of not reaching it
+                    # a Ray Client head that answered but whose server for this client failed to start (seen
+                    # on a loaded head) is worth another try; any other failure is not
+                    if isinstance(err, ConnectionAbortedError) and attempt < CONNECT_TRIES:
+                        time.sleep(2.0 * attempt)
+                        continue
+                    raise XlakbError(f"--cluster {address}: cannot connect to the Ray cluster: {_one_line(err)}",
+                                     hint="start one with `ray start --head`, or check the address") from None
         self._remote = ray.remote(_probe_on_worker)
         self._relay: _Relay | None = None
         self._feasible: dict[tuple, str | None] = {}
