@@ -243,8 +243,8 @@ class Engine:
             real = self.resolved(cand)
             self.backend.ensure(env_spec(self.record, real, find_links=self.options.find_links,
                                          index_url=self.options.index_url), NullProgress())
-        except XlakbError:
-            pass  # the probe itself will report it
+        except (XlakbError, OSError):
+            pass  # ahead of time only: the probe builds it again and reports what goes wrong
 
     # -- the whole run ---------------------------------------------------------------
     def run(self, candidates: list[Candidate], *, source: str | None = None, direction: str | None = None) -> Report:
