@@ -56,7 +56,6 @@ def main() -> int:
     from xlakb.envs.uv import UvBackend
     from xlakb.matrix import run_matrix
     from xlakb.records import load_record, load_records
-    from xlakb.runner import env_spec
 
     records = [load_record(REPO, i) for i in args.ids] if args.ids else load_records(REPO)
     releases = pick_releases(args.releases)
@@ -66,14 +65,12 @@ def main() -> int:
 
     # warm up: build what is missing, timed apart
     built, progress = [], ConsoleProgress()
-    missing = [(rec, cand) for rec in records for cand in releases if backend.cached(env_spec(rec, cand)) is None]
-    for i, (rec, cand) in enumerate(missing):
-        spec = env_spec(rec, cand)
-        if backend.cached(spec) is None:  # one spec serves several records
-            progress.step(i, len(missing), f"environment for {rec.id} on {cand.label}")
-            start = time.perf_counter()
-            backend.ensure(spec, progress)
-            built.append((rec.id, cand.label, time.perf_counter() - start))
+    missing = [spec for spec in distinct_specs(records, releases) if backend.cached(spec) is None]
+    for i, spec in enumerate(missing):
+        progress.step(i, len(missing), f"environment {i + 1} of {len(missing)} missing")
+        start = time.perf_counter()
+        backend.ensure(spec, progress)
+        built.append(time.perf_counter() - start)
 
     if args.jobs:
         return batch(records, releases, backend, args.jobs, built)
@@ -98,7 +95,7 @@ def main() -> int:
     probes = sum(r[2] for r in rows)
     print(f"| **all {len(rows)} records** | {probes} probes | **{total:.0f} s** ({total / max(probes, 1):.1f} s a probe) | | |")
     if built:
-        print(f"\n(built first, not counted: {len(built)} environment(s), {sum(b[2] for b in built):.0f} s)")
+        print(f"\n(built first, not counted: {len(built)} environment(s), {sum(built):.0f} s)")
     print(against_stored(measured))
     return 0
 
@@ -118,9 +115,17 @@ def batch(records, releases, backend, jobs: int, built: list) -> int:
     print(f"| {len(records)} records × {len(releases)} releases, -j {jobs} | {len(results)} probes | **{wall:.0f} s** | "
           f"{len(results) / wall * 60:.1f} probes/min | {dict(verdicts)} |")
     if built:
-        print(f"\n(built first, not counted: {len(built)} environment(s), {sum(b[2] for b in built):.0f} s)")
+        print(f"\n(built first, not counted: {len(built)} environment(s), {sum(built):.0f} s)")
     print(against_stored([(p[0].id, r.candidate, r.verdict.value) for p, r in zip(pairs, results)]))
     return 0
+
+
+def distinct_specs(records, releases) -> list:
+    """The environments the (record, release) pairs need, each once (one serves every record of its package set)."""
+    from xlakb.runner import env_spec
+
+    specs = (env_spec(rec, c) for rec in records for c in releases)
+    return list({spec.key(): spec for spec in specs}.values())
 
 
 def pick_releases(versions: list[str] | None):
@@ -157,7 +162,6 @@ def on_ray(args, records, releases) -> int:
 
     from xlakb.cli import ConsoleProgress
     from xlakb.envs.uv import UvBackend
-    from xlakb.runner import env_spec
 
     uv_cache = Path(os.environ.get("UV_CACHE_DIR") or Path.home() / ".cache" / "uv")
     os.environ["UV_CACHE_DIR"] = str(uv_cache)  # the warm-up below fills the cache the nodes read offline
@@ -165,7 +169,7 @@ def on_ray(args, records, releases) -> int:
     cluster = LoopbackCluster(work / "cluster", uv_cache=uv_cache, node_env={"UV_OFFLINE": "1"})
     names = ["head"] + [f"worker{i}" for i in range(1, args.ray_nodes)]
     try:
-        specs = list({env_spec(rec, c).key(): env_spec(rec, c) for rec in records for c in releases}.values())
+        specs = distinct_specs(records, releases)
         progress = ConsoleProgress()
         built = []
         for n, name in enumerate(names):
@@ -214,8 +218,10 @@ def drive(args) -> int:
     from xlakb.matrix import run_batch
     from xlakb.records import load_record
 
+    from bench_ray import envs_in  # this script's folder is on sys.path
+
     def envs() -> int:
-        return sum(len(list(Path(c, "envs", "uv").glob("*/xlakb-env.json"))) for c in args.node_caches)
+        return sum(envs_in(Path(c)) for c in args.node_caches)
 
     records = [load_record(REPO, i) for i in args.ids]
     pairs = [(rec, c) for rec in records for c in pick_releases(args.releases)]
