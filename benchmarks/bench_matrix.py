@@ -158,7 +158,7 @@ def against_stored(measured: list[tuple[str, str, str]]) -> str:
 def on_ray(args, records, releases) -> int:
     """The batch on ``args.ray_nodes`` Ray nodes of this machine (see the module's docstring)."""
     sys.path.insert(0, str(REPO / "tests"))
-    from raycluster import LoopbackCluster
+    from raycluster import LoopbackCluster, read_answer
 
     from xlakb.cli import ConsoleProgress
     from xlakb.envs.uv import UvBackend
@@ -192,7 +192,7 @@ def on_ray(args, records, releases) -> int:
         if r.returncode != 0:
             print(f"the driver failed (exit {r.returncode})", file=sys.stderr)
             return 1
-        data = json.loads(r.stdout.strip().splitlines()[-1])
+        data = read_answer(r.stdout)
     finally:
         cluster.stop()
         shutil.rmtree(work, ignore_errors=True)
@@ -211,7 +211,7 @@ def on_ray(args, records, releases) -> int:
 
 
 def drive(args) -> int:
-    """Inside the namespace: the batch through the Ray executor at ``args.drive``; prints JSON on stdout."""
+    """Inside the namespace: the batch through the Ray executor at ``args.drive``; prints its answer line on stdout."""
     from xlakb.cli import ConsoleProgress
     from xlakb.envs.uv import UvBackend
     from xlakb.executors import RayExecutor
@@ -233,8 +233,11 @@ def drive(args) -> int:
         wall = time.perf_counter() - start
     finally:
         executor.close()
-    print(json.dumps({"wall": wall, "built while measuring": envs() - before,
-                      "measured": [(p[0].id, r.candidate, r.verdict.value) for p, r in zip(pairs, results)]}))
+    sys.path.insert(0, str(REPO / "tests"))
+    from raycluster import answer_line
+
+    print(answer_line({"wall": wall, "built while measuring": envs() - before,
+                       "measured": [(p[0].id, r.candidate, r.verdict.value) for p, r in zip(pairs, results)]}), flush=True)
     return 0
 
 

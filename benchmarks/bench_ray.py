@@ -18,7 +18,6 @@ are the executors' own cost. Prints a Markdown table for the README. Everything 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -100,8 +99,10 @@ def main() -> int:
     parser.add_argument("--versions", nargs="*", help=argparse.SUPPRESS)
     parser.add_argument("--node-caches", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    from raycluster import answer_line, read_answer
+
     if args.drive:
-        print(json.dumps(drive(args)))
+        print(answer_line(drive(args)), flush=True)
         return 0
 
     from fakewheels import FAKE_REPRODUCER, fake_record, fake_torch, fake_torch_xla
@@ -129,7 +130,7 @@ def main() -> int:
         if r.returncode != 0:
             print(r.stderr[-3000:], file=sys.stderr)
             return 1
-        data = json.loads(r.stdout.strip().splitlines()[-1])
+        data = read_answer(r.stdout)
     finally:
         cluster.stop()
         shutil.rmtree(work, ignore_errors=True)

@@ -9,6 +9,7 @@ pid (TERM, then KILL), then the holder, and removes the cluster's temporary fold
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -20,6 +21,22 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 GCS_PORT = 6379
+# A process run inside the cluster answers with one line that starts with this mark. Ray's core writes its
+# own lines to stdout too (after a node is lost: "(2) raylet has lagging heartbeats ..."), before or after it.
+ANSWER_MARK = "xlakb-answer: "
+
+
+def answer_line(value) -> str:
+    """The line a process in the cluster prints to answer ``value`` (JSON)."""
+    return ANSWER_MARK + json.dumps(value)
+
+
+def read_answer(stdout: str):
+    """The value of the last answer line in ``stdout``, whatever else Ray printed around it."""
+    for line in reversed(stdout.splitlines()):
+        if line.startswith(ANSWER_MARK):
+            return json.loads(line[len(ANSWER_MARK):])
+    raise ValueError(f"no line starting with {ANSWER_MARK!r} in the output: {stdout[-500:]!r}")
 
 
 def _netns(pid: int) -> str | None:
@@ -95,12 +112,10 @@ class LoopbackCluster:
 
     def alive_nodes(self) -> list[dict]:
         code = ("import json, ray; ray.init(address=%r, logging_level='ERROR', log_to_driver=False); "
-                "print(json.dumps([{'ip': n['NodeManagerAddress'], 'cpus': n['Resources'].get('CPU', 0)} "
-                "for n in ray.nodes() if n['Alive']]))" % self.address)
+                "print(%r + json.dumps([{'ip': n['NodeManagerAddress'], 'cpus': n['Resources'].get('CPU', 0)} "
+                "for n in ray.nodes() if n['Alive']]), flush=True)" % (self.address, ANSWER_MARK))
         r = subprocess.run(self.cmd([sys.executable, "-c", code]), capture_output=True, text=True, env=self.env(), timeout=60)
-        import json
-
-        return json.loads(r.stdout.strip().splitlines()[-1]) if r.returncode == 0 else []
+        return read_answer(r.stdout) if r.returncode == 0 else []
 
     def wait_nodes(self, count: int, timeout: float = 60) -> list[dict]:
         deadline = time.monotonic() + timeout

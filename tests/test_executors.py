@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from fakewheels import fake_record
-from raycluster import LoopbackCluster
+from raycluster import LoopbackCluster, answer_line, read_answer
 from xlakb.errors import XlakbError
 from xlakb.executors import LocalExecutor, RAY_RETRIES, get_executor, task_resources
 from xlakb.records import load_record
@@ -135,6 +135,16 @@ def test_cli_names_a_bad_cluster_in_one_line(kb):
         "xlakb: error: --cluster 'nowhere': not an executor or Ray address "
         "(hint: use local, local-ray, ray://HOST:PORT or HOST:PORT (a Ray head's GCS address))"]
 
+
+
+def test_the_node_probe_finds_its_answer_among_ray_lines():
+    """Ray's core prints to stdout after a node is lost (seen in CI); the cluster helper still reads its node list."""
+    noise = ("(raylet) A worker died or was killed while executing a task by an unexpected system error.\n"
+             f"{answer_line([{'ip': '127.0.0.1', 'cpus': 1.0}])}\n"
+             "\t(2) raylet has lagging heartbeats due to slow network or busy workload.\n")
+    assert read_answer(noise) == [{"ip": "127.0.0.1", "cpus": 1.0}]
+    with pytest.raises(ValueError, match="no line starting with"):
+        read_answer("\t(2) raylet has lagging heartbeats due to slow network or busy workload.\n")
 
 # -- a real cluster of two nodes -----------------------------------------------------------------------
 @pytest.fixture(scope="module")
