@@ -22,7 +22,7 @@ def build_wheel(dest: Path, name: str, version: str, files: dict[str, str], requ
     dest.mkdir(parents=True, exist_ok=True)
     dist = name.replace("-", "_")
     info = f"{dist}-{version}.dist-info"
-    meta = [f"Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"] + [f"Requires-Dist: {r}" for r in requires]
+    meta = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"] + [f"Requires-Dist: {r}" for r in requires]
     contents = dict(files)
     contents[f"{info}/METADATA"] = "\n".join(meta) + "\n"
     contents[f"{info}/WHEEL"] = f"Wheel-Version: 1.0\nGenerator: xlakb-tests\nRoot-Is-Purelib: true\nTag: {tag}\n"

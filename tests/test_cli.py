@@ -179,6 +179,27 @@ def test_matrix_warns_when_measurement_contradicts_claim(kb, wheelhouse):
     assert xlakb("validate", root=kb).returncode == 1  # and validate says so too, from the matrix just written
 
 
+@pytest.mark.parametrize("save", [True, False])
+def test_matrix_judges_claims_against_the_whole_matrix_not_this_run_alone(kb, wheelhouse, save):
+    """An open bug measured reproduced on 2.5.1 before; a run on 2.3.0 alone (not reproduced, not claimed
+    affected) contradicts nothing: the newest measured release is still 2.5.1."""
+    path = fake_record(kb, affected=">=2.4")
+    data = yaml.safe_load(path.read_text())
+    data["versions"].pop("fixed_in")
+    data["status"] = "open"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True))
+    common = ("--runner", "uv", "--find-links", str(wheelhouse), "--index-url", "none")
+    first = xlakb("matrix", "fake-bug", "--versions", "2.5.1", *common, root=kb)
+    assert first.returncode == 0 and "warning" not in first.stderr, first.stderr
+    r = xlakb("matrix", "fake-bug", "--versions", "2.3.0", *common, *(() if save else ("--no-save",)), root=kb)
+    assert r.returncode == 0 and "2.3.0" in r.stdout and "not-reproduced" in r.stdout
+    assert "warning" not in r.stderr, r.stderr
+    # and what this run measured still counts: claimed affected, measured not reproduced
+    data["versions"]["affected"] = ">=2.3"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True))
+    r = xlakb("matrix", "fake-bug", "--versions", "2.3.0", *common, *(() if save else ("--no-save",)), root=kb)
+    assert "warning: fake-bug: versions.affected: claims 2.3.0 affected ('>=2.3'), measured not-reproduced" in r.stderr
+
 def test_triage_file_stdin_and_languages(kb, tmp_path):
     path = fake_record(kb)
     data = yaml.safe_load(path.read_text())

@@ -14,7 +14,7 @@ import pytest
 from fakewheels import fake_record
 from xlakb.candidates.releases import release
 from xlakb.envs import EnvSpec, cache_dir
-from xlakb.envs.cache import Entry, disk_usage, in_use, parse_age, parse_size, plan_prune
+from xlakb.envs.cache import Entry, disk_usage, parse_age, parse_size, plan_prune
 from xlakb.envs.uv import LAST_USED, UvBackend
 from xlakb.errors import XlakbError
 from xlakb.progress import RecordingProgress

@@ -98,7 +98,6 @@ uvmod.UvBackend().ensure(EnvSpec("3.11", ("torch_xla==2.4.0", "torch==2.4.0"), (
 
 
 def test_concurrent_requests_build_once(wheelhouse):
-    backend = UvBackend()
     spec = spec_for(wheelhouse, "2.6.0")
     results, builds = [], []
     original = UvBackend._build
@@ -125,7 +124,7 @@ def test_health_check_catches_wrong_version(tmp_path):
 
     house = tmp_path / "house"
     fake_torch(house, "2.5.1")
-    wheel = build_wheel(house, "torch_xla", "2.5.1", {"torch_xla/__init__.py": ""})
+    build_wheel(house, "torch_xla", "2.5.1", {"torch_xla/__init__.py": ""})
     spec = EnvSpec("3.11", ("torch_xla==2.5.1", "torch==2.5.1"), (str(house),), "none")
     backend = UvBackend()
     original = UvBackend._health_check

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -18,8 +19,9 @@ import yaml
 
 from fakewheels import fake_record
 from raycluster import LoopbackCluster, answer_line, read_answer
+from xlakb import __version__
 from xlakb.errors import XlakbError
-from xlakb.executors import LocalExecutor, RAY_RETRIES, get_executor, task_resources
+from xlakb.executors import LocalExecutor, RAY_RETRIES, code_fingerprint, get_executor, task_resources
 from xlakb.records import load_record
 from xlakb.candidates.releases import release
 from xlakb.runner import env_spec, run_env, run_env_fingerprint
@@ -246,6 +248,29 @@ def test_a_tpu_record_on_a_cluster_without_tpus_is_an_error_with_the_reason(clus
                         r"\(nodes: CPU 1, memory [0-9.]+ GiB, TPU 0; CPU 1, memory [0-9.]+ GiB, TPU 0\)", row["detail"]), row
     assert not runs(tmp_path / "runs")
 
+
+@pytest.mark.ray
+def test_nodes_whose_xlakb_is_not_the_drivers_probe_nothing(cluster, kb, wheelhouse, tmp_path):
+    """The driver runs a copy of xlakb changed by one line; the nodes run this checkout's: every probe is an
+    error that names both, no reproducer runs, nothing is cached, and the driver still ends its batch."""
+    other = tmp_path / "other-src"
+    shutil.copytree(REPO / "src", other, ignore=shutil.ignore_patterns("__pycache__"))
+    with (other / "xlakb" / "runner.py").open("a") as fh:
+        fh.write("# changed on the driver only\n")
+    runs_file = tmp_path / "runs"
+    ray_record(kb, runs_file)
+    argv = driver(cluster, kb, "fake-bug", "--versions", "2.4.0", "2.5.1", "--cluster", cluster.address, wheelhouse=wheelhouse)
+    r = subprocess.run(argv, capture_output=True, text=True, env=cluster.env(PYTHONPATH=str(other)), timeout=300)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads((kb / "bisect" / "fake-bug" / "matrix.json").read_text())["results"]
+    ours = code_fingerprint()
+    for row in rows:
+        assert row["verdict"] == "error", row
+        assert re.fullmatch(rf"ray: node 127\.0\.0\.1 [0-9a-f]{{12}} runs xlakb {re.escape(ours)}, the driver xlakb "
+                            rf"{re.escape(__version__)}\+(?!{ours[-12:]})[0-9a-f]{{12}}; install the driver's xlakb on every node of the cluster",
+                            row["detail"]), row
+    assert len(rows) == 2 and not runs(runs_file)
+    assert not list((Path(os.environ["XLAKB_CACHE_DIR"]) / "verdicts").glob("*.json"))
 
 @pytest.mark.ray
 def test_a_killed_driver_resumes_from_the_verdict_cache(cluster, kb, wheelhouse, tmp_path):

@@ -1,6 +1,5 @@
 """Verdicts from real runs of reproducers in real uv environments."""
 
-import os
 import time
 from pathlib import Path
 

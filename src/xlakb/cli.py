@@ -194,7 +194,7 @@ def cmd_matrix(args) -> int:
     from .executors import get_executor
     from .matrix import disagreements, run_batch
     from .records import load_record, load_records
-    from .results import save_matrix
+    from .results import load_matrix, save_matrix
     from .runner import VerdictCache
 
     root = find_root(args.root)
@@ -245,7 +245,12 @@ def cmd_matrix(args) -> int:
         for rec in records:
             print(f"written: bisect/{rec.id}/matrix.json")
     for rec in records:
-        for where, line in disagreements(rec, by_record[rec.id]):
+        # judged against the whole matrix (what was measured before, with this run over it), not this run
+        # alone: a run on old releases says nothing of the newest one measured before
+        rows = {row["candidate"]: row for row in (load_matrix(root, rec.id) or {}).get("results", [])}
+        rows.update({r.candidate: {"candidate": r.candidate, "kind": r.kind, "verdict": r.verdict.value}
+                     for r in by_record[rec.id]})
+        for where, line in disagreements(rec, list(rows.values())):
             print(f"warning: {rec.id}: {where}: {line}", file=sys.stderr)
     return 0
 

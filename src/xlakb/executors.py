@@ -11,7 +11,9 @@ reason.  Executors live in the :data:`EXECUTORS` registry:
   by name) and sends back the result and an excerpt of its log.  A task whose worker or node dies runs again
   elsewhere (at most :data:`RAY_RETRIES` more times); one that still fails is an error result naming why.
   What a task reports while it runs (that it started, its environment build, its downloads) comes back to
-  the driver's progress through :class:`_Relay`.
+  the driver's progress through :class:`_Relay`.  A node whose xlakb is not the driver's (another version
+  or other code: :func:`code_fingerprint`) runs nothing: each probe sent there is an error result saying so,
+  since its verdicts, environments and pins could differ from the driver's.
 
 Executors never see the verdict cache: the caller (the driver, :func:`xlakb.matrix.run_batch`) alone reads
 and writes it, and ``bisect/``.
@@ -20,6 +22,8 @@ and writes it, and ``bisect/``.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
+import hashlib
 import os
 import re
 import tempfile
@@ -30,6 +34,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Protocol
 
+from . import __version__
 from .candidates import Candidate
 from .envs import Backend, cache_dir
 from .errors import XlakbError
@@ -213,17 +218,41 @@ class _Relay:
             pass
 
 
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """This xlakb: its version and a digest of every file of its package (code, release pins, schema), which
+    together decide how a probe's environment is built and what verdict its run gets."""
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return f"{__version__}+{digest.hexdigest()[:12]}"
+
+
+def foreign_code(node: str, driver_code: str | None) -> str | None:
+    """Why a node running this xlakb must not probe for a driver running ``driver_code``, or None."""
+    mine = code_fingerprint()
+    if driver_code is None or driver_code == mine:
+        return None
+    return (f"ray: node {node} runs xlakb {mine}, the driver xlakb {driver_code}; "
+            "install the driver's xlakb on every node of the cluster")
+
+
 def _probe_on_worker(task: ProbeTask, reproducer: bytes, runner: str, queue=None,
-                     tid: str = "") -> tuple[ProbeResult, str, str]:
+                     tid: str = "", driver_code: str | None = None) -> tuple[ProbeResult, str, str]:
     """The Ray task: lay the reproducer out in a temporary checkout, probe it with the worker's backend called
     ``runner`` (its environment cache is the worker's own), and return the result, an excerpt of the log
-    and which node ran it. Its progress goes on ``queue`` (the driver's relay), tagged ``tid``."""
+    and which node ran it. Its progress goes on ``queue`` (the driver's relay), tagged ``tid``. A worker whose
+    xlakb is not the driver's (``driver_code``, see :func:`code_fingerprint`) probes nothing."""
     import ray
 
     from .envs import get_backend
 
     ctx = ray.get_runtime_context()
     node = f"{ray.util.get_node_ip_address()} (node {ctx.get_node_id()[:12]}, pid {os.getpid()})"
+    why = foreign_code(f"{ray.util.get_node_ip_address()} {ctx.get_node_id()[:12]}", driver_code)
+    if why is not None:
+        return error_result(task.record, task.candidate, runner, why), "", node
     progress = _WorkerProgress(queue, tid, f"node {ctx.get_node_id()[:6]}")
     progress.put("start")
     with tempfile.TemporaryDirectory(prefix="xlakb-probe-") as tmp:
@@ -311,7 +340,7 @@ class RayExecutor:
         relay = self._relay
         tid = relay.expect(progress or NullProgress(), on_start)
         ref = self._remote.options(max_retries=RAY_RETRIES, retry_exceptions=False, **asked).remote(
-            task, task.record.reproducer_path.read_bytes(), backend.name, relay.queue, tid)
+            task, task.record.reproducer_path.read_bytes(), backend.name, relay.queue, tid, code_fingerprint())
 
         def arrived(inner: cf.Future) -> None:
             relay.forget(tid)
