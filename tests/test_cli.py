@@ -4,12 +4,13 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 import yaml
 
-from fakewheels import fake_record
+from fakewheels import FAKE_REPRODUCER, fake_record
 from xlakb.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
@@ -199,6 +200,48 @@ def test_matrix_judges_claims_against_the_whole_matrix_not_this_run_alone(kb, wh
     path.write_text(yaml.safe_dump(data, allow_unicode=True))
     r = xlakb("matrix", "fake-bug", "--versions", "2.3.0", *common, *(() if save else ("--no-save",)), root=kb)
     assert "warning: fake-bug: versions.affected: claims 2.3.0 affected ('>=2.3'), measured not-reproduced" in r.stderr
+
+#: the fake reproducer, logging each run (its torch_xla version) into $RUNS
+COUNTING_REPRODUCER = FAKE_REPRODUCER.replace(
+    "bug = torch_xla.BUG\n",
+    "bug = torch_xla.BUG\nopen(os.environ['RUNS'], 'a').write(torch_xla.__version__ + '\\n')\n")
+
+
+def test_fresh_runs_ignore_what_was_cached_and_keep_what_they_measure(kb, wheelhouse, tmp_path):
+    """--fresh (matrix, bisect) and repro without --cached run the reproducer again, and keep the new verdict:
+    the next command reuses it instead of measuring a third time. A fresh bisection leaves no state behind."""
+    runs_file = tmp_path / "runs"
+    fake_record(kb, reproducer=COUNTING_REPRODUCER, env={"RUNS": str(runs_file)})
+    common = ("--runner", "uv", "--find-links", str(wheelhouse), "--index-url", "none", "-q")
+
+    def runs() -> list[str]:
+        return runs_file.read_text().split() if runs_file.exists() else []
+
+    assert xlakb("matrix", "fake-bug", "--versions", "2.5.1", *common, root=kb).returncode == 0
+    assert runs() == ["2.5.1"]
+    assert xlakb("matrix", "fake-bug", "--versions", "2.5.1", *common, root=kb).returncode == 0
+    assert runs() == ["2.5.1"]  # cached
+    r = xlakb("matrix", "fake-bug", "--versions", "2.5.1", "2.6.0", "--fresh", *common, root=kb)
+    assert r.returncode == 0 and sorted(runs()) == ["2.5.1", "2.5.1", "2.6.0"]  # run again despite the cache
+    assert xlakb("matrix", "fake-bug", "--versions", "2.5.1", "2.6.0", *common, root=kb).returncode == 0
+    assert len(runs()) == 3  # what the fresh run measured was kept
+
+    r = xlakb("repro", "fake-bug", "--torch-xla", "2.4.0", *common, root=kb)
+    assert r.returncode == 0 and runs()[-1] == "2.4.0" and len(runs()) == 4
+    r = xlakb("repro", "fake-bug", "--torch-xla", "2.4.0", *common, root=kb)
+    assert len(runs()) == 5 and "(cached verdict)" not in r.stdout  # repro runs unless told --cached
+    r = xlakb("repro", "fake-bug", "--torch-xla", "2.4.0", "--cached", *common, root=kb)
+    assert len(runs()) == 5 and "(cached verdict)" in r.stdout
+
+    before = set(Path(tempfile.gettempdir()).glob("xlakb-fresh-*"))
+    bisect = ("bisect", "fake-bug", "--start", "2.4.0", "--end", "2.6.0", "--no-prepare", *common)
+    r = xlakb(*bisect, "--fresh", root=kb)
+    assert r.returncode == 0, r.stderr
+    fresh = runs()[5:]
+    assert sorted(fresh) == ["2.4.0", "2.5.1", "2.6.0"] or sorted(fresh) == ["2.4.0", "2.5.0", "2.5.1", "2.6.0"], fresh
+    assert set(Path(tempfile.gettempdir()).glob("xlakb-fresh-*")) == before  # its state folder is gone
+    r = xlakb(*bisect, root=kb)
+    assert r.returncode == 0 and "(0 run now" in r.stdout and runs()[5:] == fresh  # all from the fresh run
 
 def test_triage_file_stdin_and_languages(kb, tmp_path):
     path = fake_record(kb)

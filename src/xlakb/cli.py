@@ -7,6 +7,7 @@ import dataclasses
 import datetime as _dt
 import os
 import shlex
+import shutil
 import sys
 import threading
 import time
@@ -170,7 +171,7 @@ def cmd_repro(args) -> int:
     backend = _backend(args)
     progress = ConsoleProgress(quiet=args.quiet)
     progress.step(0, 1, f"{rec.id} on torch_xla {cand.label} (torch {cand.torch}, runner {backend.name})")
-    cache = VerdictCache() if args.cached else None
+    cache = VerdictCache(refresh=not args.cached)  # without --cached: run it, and keep what it measured
     res = probe(rec, cand, backend, progress=progress, cache=cache, find_links=_links(args), index_url=args.index_url)
     progress.step(1, 1, f"{cand.label}: {res.verdict.value}")
     print(f"{rec.id} on torch_xla {cand.label}: {res.verdict.value} ({res.detail})")
@@ -223,7 +224,7 @@ def cmd_matrix(args) -> int:
             progress.info(f"executor: {executor.name} at {args.cluster or os.environ.get('RAY_ADDRESS')} "
                           f"({executor.slots} CPU(s) in the cluster)")
         results = run_batch([(r, c) for r in records for c in cands], backend, progress=progress,
-                            cache=None if args.fresh else VerdictCache(), find_links=_links(args), index_url=args.index_url,
+                            cache=VerdictCache(refresh=args.fresh), find_links=_links(args), index_url=args.index_url,
                             on_result=write, executor=executor)
     finally:
         executor.close()
@@ -325,15 +326,24 @@ def cmd_bisect(args) -> int:
 
 
 def _bisect(ctx, root: Path, args) -> int:
-    from .bisection import NarrowStopped, narrow, save_report
-    from .candidates import get_source
     from .runner import VerdictCache
 
-    if args.fresh:
+    if args.fresh:  # no verdict measured before this run, no saved progress; what it measures is kept
         import tempfile
 
-        ctx.cache = VerdictCache(Path(tempfile.mkdtemp(prefix="xlakb-fresh-")))
-        ctx.state_root = ctx.cache.root.parent / "state"
+        ctx.cache = VerdictCache(refresh=True)
+        ctx.state_root = Path(tempfile.mkdtemp(prefix="xlakb-fresh-state-"))
+        try:
+            return _bisect_run(ctx, root, args)
+        finally:
+            shutil.rmtree(ctx.state_root, ignore_errors=True)
+    return _bisect_run(ctx, root, args)
+
+
+def _bisect_run(ctx, root: Path, args) -> int:
+    from .bisection import NarrowStopped, narrow, save_report
+    from .candidates import get_source
+
     opts = vars(args)
 
     def show(report) -> None:

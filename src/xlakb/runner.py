@@ -146,8 +146,12 @@ class VerdictCache:
     """Verdicts keyed by (reproducer content, environment, run variables): a repeated
     probe of the same thing costs nothing."""
 
-    def __init__(self, root: Path | None = None) -> None:
+    def __init__(self, root: Path | None = None, *, refresh: bool = False) -> None:
+        """``refresh``: verdicts kept before this object was made are not read (a fresh run); what it keeps
+        is written as always, so the next command reuses the fresh measurement."""
         self.root = (root or cache_dir()) / "verdicts"
+        self.refresh = refresh
+        self._kept: set[str] = set()
 
     @staticmethod
     def key(record: Record, spec: EnvSpec, runner: str, settings: tuple[tuple[str, str], ...] | None = None) -> str:
@@ -161,6 +165,8 @@ class VerdictCache:
         return hashlib.sha256(blob).hexdigest()[:24]
 
     def get(self, key: str) -> ProbeResult | None:
+        if self.refresh and key not in self._kept:
+            return None
         path = self.root / f"{key}.json"
         try:
             return ProbeResult.from_json(json.loads(path.read_text()), cached=True)
@@ -176,6 +182,7 @@ class VerdictCache:
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(result.to_json(), indent=1))
         os.replace(tmp, path)
+        self._kept.add(key)
 
 
 def run_env_fingerprint(record: Record, settings: tuple[tuple[str, str], ...] | None = None) -> dict:
