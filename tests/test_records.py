@@ -123,6 +123,18 @@ def test_load_record_unknown_id_lists_known(kb):
         load_record(kb, "nope")
 
 
+def test_an_unknown_id_close_to_known_ones_names_them():
+    from xlakb.records import id_hint
+
+    known = ["fsdpv2-nofunc-has-sharding", "fsdpv2-scalar-param-unhashable-list", "index-empty-tensor-gather-abort"]
+    assert id_hint("index-empty-tensor-gather-abrot", known) == \
+        "did you mean index-empty-tensor-gather-abort? `xlakb list` shows every id"  # a typo
+    assert id_hint("fsdpv2", known).startswith(
+        "did you mean fsdpv2-nofunc-has-sharding or fsdpv2-scalar-param-unhashable-list?")  # its first words
+    assert id_hint("nope", known) == f"known ids: {', '.join(known)}"  # nothing close: every id
+    assert id_hint("nope", []) == "known ids: none"
+
+
 def test_load_records_raises_first_problem(kb):
     fake_record(kb)
     fake_record(kb, "second")

@@ -378,7 +378,7 @@ def _bisect_run(ctx, root: Path, args) -> int:
 
 def cmd_verify(args) -> int:
     from .candidates.releases import release
-    from .records import load_records
+    from .records import id_hint, load_records
     from .runner import probe
     from .verify import changed_record_ids, claimed_pair
 
@@ -389,7 +389,7 @@ def cmd_verify(args) -> int:
         ids += [i for i in changed_record_ids(root, args.changed_since, list(records.values())) if i not in ids]
     unknown = [i for i in ids if i not in records]
     if unknown:
-        raise XlakbError(f"unknown record id {unknown[0]!r}", hint=f"known ids: {', '.join(records)}")
+        raise XlakbError(f"unknown record id {unknown[0]!r}", hint=id_hint(unknown[0], list(records)))
     if not ids:
         print("no records to verify")
         return 0

@@ -381,11 +381,25 @@ def load_records(root: Path) -> list[Record]:
     return records
 
 
+def id_hint(asked: str, known: list[str]) -> str:
+    """What to say of an unknown record id: the ids close to it (a typo, or its first words), else every id."""
+    from difflib import SequenceMatcher
+
+    def score(k: str) -> float:
+        whole = SequenceMatcher(None, asked, k).ratio()
+        start = SequenceMatcher(None, asked, k[:len(asked)]).ratio() if len(asked) >= 6 else 0.0
+        return max(whole, start)
+
+    close = sorted((k for k in known if score(k) >= 0.75), key=score, reverse=True)[:3]
+    if close:
+        return f"did you mean {' or '.join(close)}? `xlakb list` shows every id"
+    return f"known ids: {', '.join(known) or 'none'}"
+
+
 def load_record(root: Path, record_id: str) -> Record:
     path = root / "issues" / f"{record_id}.yaml"
     if not path.is_file():
-        known = ", ".join(p.stem for p in record_files(root)) or "none"
-        raise XlakbError(f"unknown record id {record_id!r}", hint=f"known ids: {known}")
+        raise XlakbError(f"unknown record id {record_id!r}", hint=id_hint(record_id, [p.stem for p in record_files(root)]))
     data, node, problems = parse_file(path)
     rel = path.relative_to(root)
     if data is not None:
