@@ -29,7 +29,8 @@ REPO = HERE.parents[2]
 
 NOISE = re.compile(r"I torch_xla/csrc/device\.cpp:\d+\] Using SPMD virtual device optimization|"
                    r"^(?:REPRODUCED|NOT REPRODUCED|UNTESTABLE|ERROR|INFO|elapsed)\b")
-ERROR_SHOWN = re.compile(r"Traceback \(most recent call last\)|Check failed|RET_CHECK|\w+Error: |Aborted|terminate called")
+ERROR_SHOWN = re.compile(r"Traceback \(most recent call last\)|Check failed|RET_CHECK|\w+Error: |Aborted|terminate called|"
+                         r"Fatal Python error: |Segmentation fault")
 ENV_PATH = re.compile(r"/[^\s\"']*/envs/(?:uv|docker)/[0-9a-f]{20}/venv/lib/(python3\.\d+)/site-packages/")
 
 
