@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))  # raycluster: the loopback Ray cluster of the tests
 LETTER = {"reproduced": "R", "not-reproduced": "N", "untestable": "U", "error": "E"}
 
 
@@ -157,7 +158,6 @@ def against_stored(measured: list[tuple[str, str, str]]) -> str:
 
 def on_ray(args, records, releases) -> int:
     """The batch on ``args.ray_nodes`` Ray nodes of this machine (see the module's docstring)."""
-    sys.path.insert(0, str(REPO / "tests"))
     from raycluster import LoopbackCluster, read_answer
 
     from xlakb.cli import ConsoleProgress
@@ -233,7 +233,6 @@ def drive(args) -> int:
         wall = time.perf_counter() - start
     finally:
         executor.close()
-    sys.path.insert(0, str(REPO / "tests"))
     from raycluster import answer_line
 
     print(answer_line({"wall": wall, "built while measuring": envs() - before,

@@ -201,6 +201,7 @@ def test_matrix_judges_claims_against_the_whole_matrix_not_this_run_alone(kb, wh
     r = xlakb("matrix", "fake-bug", "--versions", "2.3.0", *common, *(() if save else ("--no-save",)), root=kb)
     assert "warning: fake-bug: versions.affected: claims 2.3.0 affected ('>=2.3'), measured not-reproduced" in r.stderr
 
+
 #: the fake reproducer, logging each run (its torch_xla version) into $RUNS
 COUNTING_REPRODUCER = FAKE_REPRODUCER.replace(
     "bug = torch_xla.BUG\n",
@@ -242,6 +243,7 @@ def test_fresh_runs_ignore_what_was_cached_and_keep_what_they_measure(kb, wheelh
     assert set(Path(tempfile.gettempdir()).glob("xlakb-fresh-*")) == before  # its state folder is gone
     r = xlakb(*bisect, root=kb)
     assert r.returncode == 0 and "(0 run now" in r.stdout and runs()[5:] == fresh  # all from the fresh run
+
 
 def test_triage_file_stdin_and_languages(kb, tmp_path):
     path = fake_record(kb)

@@ -248,12 +248,12 @@ def _probe_on_worker(task: ProbeTask, reproducer: bytes, runner: str, queue=None
 
     from .envs import get_backend
 
-    ctx = ray.get_runtime_context()
-    node = f"{ray.util.get_node_ip_address()} (node {ctx.get_node_id()[:12]}, pid {os.getpid()})"
-    why = foreign_code(f"{ray.util.get_node_ip_address()} {ctx.get_node_id()[:12]}", driver_code)
+    ip, node_id = ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id()
+    node = f"{ip} (node {node_id[:12]}, pid {os.getpid()})"
+    why = foreign_code(f"{ip} {node_id[:12]}", driver_code)
     if why is not None:
         return error_result(task.record, task.candidate, runner, why), "", node
-    progress = _WorkerProgress(queue, tid, f"node {ctx.get_node_id()[:6]}")
+    progress = _WorkerProgress(queue, tid, f"node {node_id[:6]}")
     progress.put("start")
     with tempfile.TemporaryDirectory(prefix="xlakb-probe-") as tmp:
         root = Path(tmp)
