@@ -1,16 +1,22 @@
-"""Triage: precision and recall on the corpus, per kind of evidence, and speed on a big log.
+"""Triage: precision and recall on both corpora, and speed on a big log.
 
     python3 benchmarks/bench_triage.py
 
-Corpus (tests/data/triage): positives are trimmed logs of real reproducer runs on releases where
-the bug was measured (``<id>@<release>.log``: the record that must come first, strongly);
-negatives are logs of runs on fixed releases and unrelated tracebacks (nothing may match strongly).
-A positive is found when its record is a strong match and the first strong match is it or a record
-whose logs cannot be told apart from it (tests/data/triage/equivalent.yaml); a strong match naming
-any other record is a false positive.
+Corpora:
+* reproducer logs (tests/data/triage/positive, negative/measured, and the unrelated logs of
+  src/xlakb/data/background): trimmed logs of real reproducer runs, ``<id>@<release>.log`` naming the
+  record that must be found; runs on fixed releases and unrelated tracebacks must name nothing;
+* real pastes (tests/data/triage/pasted/index.yaml): what users pasted into upstream threads and
+  forums, verbatim, each with the answer it should get (a record id, or none).
 
-Speed: a 1 MB log (training-step lines, XLA INFO lines, a traceback at the end) against 1,000
-records (the real ones plus generated ones with the same shape of signatures); best of 5.
+Two answers are scored. **Strong**: a paste of a known bug is found when its record (or a declared
+look-alike) is a strong match and no other record is; a strong match naming any other record is a false
+positive. **First listed**: the first match shown (strong or possible) is the answer; right when it is
+the record or a look-alike, wrong when it names another record or a paste whose answer is none.
+
+Speed: a 1 MB log (training-step lines, XLA INFO lines, a traceback at the end) against 1,000 records
+(the real ones plus generated ones with the same shape of signatures) and the whole message catalog;
+best of 5.
 """
 
 from __future__ import annotations
@@ -25,64 +31,74 @@ REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO / "tests" / "data" / "triage"
 
 
-def corpus_scores() -> None:
-    from xlakb.triage import KINDS, export, read_log_file, triage
-
+def corpora() -> dict[str, list[tuple[str, Path, str | None]]]:
+    """(name, path, expected record or None) per corpus."""
     import yaml
 
-    records = export(REPO)["records"]
-    groups = yaml.safe_load((CORPUS / "equivalent.yaml").read_text())["groups"]
+    logs = [(p.name, p, p.stem.split("@")[0]) for p in sorted((CORPUS / "positive").glob("*.log"))]
+    logs += [(p.name, p, None) for p in sorted((REPO / "src" / "xlakb" / "data" / "background").glob("*.log"))]
+    logs += [(p.name, p, None) for p in sorted((CORPUS / "negative" / "measured").glob("*.log"))]
+    index = yaml.safe_load((CORPUS / "pasted" / "index.yaml").read_text("utf-8"))["pastes"]
+    pasted = [(e["file"], CORPUS / "pasted" / e["file"], None if e["expect"] == "none" else e["expect"]) for e in index]
+    return {"reproducer logs": logs, "real pastes": pasted}
 
-    def same(rid: str) -> set[str]:  # records whose logs cannot be told apart (equivalent.yaml)
-        return set().union({rid}, *(set(g["records"]) for g in groups if rid in g["records"]))
 
-    tp = fp = fn = possible = 0
-    used_right: Counter = Counter()
-    used_wrong: Counter = Counter()
-    matched_in_positive: Counter = Counter()
-    positives = sorted((CORPUS / "positive").glob("*.log"))
-    negatives = sorted((CORPUS / "negative").glob("*.log")) + sorted((CORPUS / "negative" / "measured").glob("*.log"))
-    for path in positives:
-        want = path.stem.split("@")[0]
-        result = triage(read_log_file(path), records)
-        strong = result.strong
-        possible += len(result.matches) - len(strong)
-        right = [m for m in strong if m.id in same(want)]
-        if strong and strong[0].id in same(want) and any(m.id == want for m in right):
-            tp += 1
-            kinds = {h.signature.kind for h in next(m for m in right if m.id == want).hits}
-            used_right.update(kinds)
-            matched_in_positive.update(kinds)
-        else:
-            fn += 1
-        for m in strong:
-            if m.id not in same(want):
-                fp += 1
-                used_wrong.update({h.signature.kind for h in m.hits})
-    for path in negatives:
-        result = triage(read_log_file(path), records)
-        possible += len(result.matches) - len(result.strong)
-        for m in result.strong:
-            fp += 1
-            used_wrong.update({h.signature.kind for h in m.hits})
-    precision = tp / (tp + fp) if tp + fp else 1.0
-    recall = tp / (tp + fn) if tp + fn else 1.0
-    print(f"corpus: {len(positives)} positive logs, {len(negatives)} negative logs, {len(records)} records")
-    print(f"strong matches: precision {precision:.3f}, recall {recall:.3f} (TP {tp}, FP {fp}, FN {fn}); "
-          f"possible-only matches shown: {possible}\n")
-    print("| evidence kind | in correct strong matches | in wrong strong matches | precision | recall (share of positives it helped find) |")
-    print("|---|---:|---:|---:|---:|")
-    for kind in KINDS:
-        right, wrong = used_right[kind], used_wrong[kind]
-        prec = right / (right + wrong) if right + wrong else float("nan")
-        rec = matched_in_positive[kind] / len(positives) if positives else float("nan")
-        print(f"| {kind} | {right} | {wrong} | {prec:.3f} | {rec:.3f} |")
+def score(items, records, catalog) -> dict:
+    from xlakb.triage import read_log_file, triage
+
+    look = {r["id"]: {r["id"], *r["lookalikes"]} for r in records}
+    s = Counter()
+    wrong: list[str] = []
+    for name, path, want in items:
+        result = triage(read_log_file(path), records, catalog=catalog)
+        allowed = look.get(want, {want}) if want else set()
+        strong = {m.id for m in result.strong}
+        first = result.matches[0].id if result.matches else None
+        s["positives" if want else "negatives"] += 1
+        if strong - allowed:
+            s["strong_fp"] += 1
+            wrong.append(f"{name}: strong {sorted(strong - allowed)}")
+        elif want and strong:
+            s["strong_tp"] += 1
+        if first is not None:
+            s["answered"] += 1
+            if first in allowed:
+                s["first_right"] += 1
+            else:
+                s["first_wrong"] += 1
+        s["possible_shown"] += sum(m.strength == "possible" for m in result.matches)
+        s["related_shown"] += len(result.related)
+    s["wrong"] = wrong
+    return s
+
+
+def report(name: str, s: dict) -> str:
+    pos = s["positives"] or 1
+    strong_p = s["strong_tp"] / (s["strong_tp"] + s["strong_fp"]) if s["strong_tp"] + s["strong_fp"] else 1.0
+    first_p = s["first_right"] / s["answered"] if s["answered"] else 1.0
+    return (f"| {name} | {s['positives']} / {s['negatives']} | {strong_p:.3f} | {s['strong_tp'] / pos:.3f} | {s['strong_fp']} | "
+            f"{first_p:.3f} | {s['first_right'] / pos:.3f} | {s['first_wrong']} |")
+
+
+def corpus_scores() -> None:
+    from xlakb.triage import engine, export
+
+    records, catalog = engine(export(REPO))
+    print(f"{len(records)} records; catalog: {len(catalog.rows)} message templates\n")
+    print("| corpus | items (known bug / none) | strong: precision | strong: recall | wrong strong | "
+          "first listed: precision | first listed: recall | wrong first |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name, items in corpora().items():
+        s = score(items, records, catalog)
+        print(report(name, s))
+        for w in s["wrong"]:
+            print(f"    WRONG STRONG {w}")
 
 
 def speed() -> None:
-    from xlakb.triage import export, log_from_text, triage
+    from xlakb.triage import engine, export, log_from_text, triage
 
-    real = export(REPO)["records"]
+    real, catalog = engine(export(REPO))
     rng = random.Random(7)
     records = list(real)
     words = ["shard", "mesh", "tensor", "buffer", "graph", "lower", "compile", "device", "alias", "donate", "step"]
@@ -91,12 +107,12 @@ def speed() -> None:
         w = "_".join(rng.sample(words, 3))
         records.append({
             "id": f"synthetic-{n}", "title": {"en": w, "zh": w}, "status": "fixed", "fixed_in": "2.7.0", "affected": ">=2.4",
-            "workaround": {"en": "-", "zh": "-"}, "measured": {"2.5.1": "reproduced"},
+            "workaround": {"en": "-", "zh": "-"}, "measured": {"2.5.1": "reproduced"}, "lookalikes": [],
             "signatures": [
-                {"kind": "message", "pattern": rf"RuntimeError: {w} failed at step \d+", "file": "", "function": "", "name": ""},
-                {"kind": "check", "pattern": rf"Check failed: {w}_{n}\(\)", "file": "", "function": "", "name": ""},
-                {"kind": "frame", "pattern": "", "file": rf"{w}\.py", "function": "__init__|forward", "name": ""},
-                {"kind": "call", "pattern": rf"{w}_{n}\(", "file": "", "function": "", "name": ""},
+                {"kind": "message", "pattern": rf"RuntimeError: {w} failed at step \d+", "file": "", "function": "", "name": "", "generic": ""},
+                {"kind": "check", "pattern": rf"Check failed: {w}_{n}\(\)", "file": "", "function": "", "name": "", "generic": ""},
+                {"kind": "frame", "pattern": "", "file": rf"{w}\.py", "function": "__init__|forward", "name": "", "generic": ""},
+                {"kind": "call", "pattern": rf"{w}_{n}\(", "file": "", "function": "", "name": "", "generic": ""},
             ],
         })
     lines = []
@@ -114,10 +130,11 @@ def speed() -> None:
     best = float("inf")
     for _ in range(5):
         start = time.perf_counter()
-        result = triage(log, records)
+        result = triage(log, records, catalog=catalog)
         best = min(best, time.perf_counter() - start)
-    assert result.strong and result.strong[0].id == "fsdpv2-scalar-param-unhashable-list"
-    print(f"\nspeed: a {len(text) / 1e6:.2f} MB log against {len(records)} records: {best:.3f} s (best of 5; target < 1 s)")
+    assert result.matches and result.matches[0].id == "fsdpv2-scalar-param-unhashable-list"
+    print(f"\nspeed: a {len(text) / 1e6:.2f} MB log against {len(records)} records and {len(catalog.rows)} catalog "
+          f"templates: {best:.3f} s (best of 5; target < 1 s)")
 
 
 def main() -> int:

@@ -248,14 +248,16 @@ def test_fresh_runs_ignore_what_was_cached_and_keep_what_they_measure(kb, wheelh
 def test_triage_file_stdin_and_languages(kb, tmp_path):
     path = fake_record(kb)
     data = yaml.safe_load(path.read_text())
-    data["signatures"] = [{"message": "unhashable type: 'list'"}, {"frame": {"file": r"xla_sharding\.py"}}]
+    data["signatures"] = [{"message": "unhashable type: 'list'"},
+                          {"frame": {"file": r"xla_sharding\.py", "function": "get_op_sharding"}}, {"call": r"mark_sharding\("}]
     path.write_text(yaml.safe_dump(data, allow_unicode=True))
     log = tmp_path / "crash.log"
     log.write_text("step 1\nTraceback (most recent call last):\n"
-                   '  File "/venv/site-packages/torch_xla/distributed/spmd/xla_sharding.py", line 9, in mark_sharding\n'
+                   '  File "/home/u/train.py", line 3, in <module>\n    xs.mark_sharding(t, mesh, spec)\n'
+                   '  File "/venv/site-packages/torch_xla/distributed/spmd/xla_sharding.py", line 9, in get_op_sharding\n'
                    "    x = cache[spec]\nTypeError: unhashable type: 'list'\n")
     r = xlakb("triage", str(log), root=kb)
-    assert r.returncode == 0 and "1. fake-bug [fixed]" in r.stdout and "(line 5)" in r.stdout
+    assert r.returncode == 0 and "1. fake-bug [fixed]" in r.stdout and "(line 7)" in r.stdout
     assert "Fixed in 2.6.0" in r.stdout and "Upgrade the fake package." in r.stdout
     zh = xlakb("triage", "-", "--lang", "zh", stdin=log.read_text(), root=kb)
     assert "升级假包" in zh.stdout and "修复" in zh.stdout
@@ -266,13 +268,16 @@ def test_triage_file_stdin_and_languages(kb, tmp_path):
 
 
 def test_triage_real_records_on_real_error_strings():
-    """A bare generic message is not enough: with no torch_xla in the log, nothing; with torch_xla, only possible."""
+    """A bare generic message is not enough: with no torch_xla in the log, nothing; with torch_xla, only related."""
     r = xlakb("triage", "-", stdin="TypeError: unhashable type: 'list'\n", root=REPO)
     assert r.returncode == 1 and r.stdout.startswith("no sign of torch_xla")
     r = xlakb("triage", "-", stdin="import torch_xla\nTypeError: unhashable type: 'list'\n", root=REPO)
-    assert r.returncode == 1 and "Possible matches" in r.stdout and "fsdpv2-scalar-param-unhashable-list" in r.stdout
+    assert r.returncode == 1 and "Related records" in r.stdout and "fsdpv2-scalar-param-unhashable-list" in r.stdout
     r = xlakb("triage", "-", stdin="F0000 external/xla/xla/hlo/ir/hlo_instruction.h:1901] Check failed: has_sharding()\n", root=REPO)
-    assert r.returncode == 0 and "1. fsdpv2-nofunc-has-sharding" in r.stdout
+    assert r.returncode == 1 and "Possible matches" in r.stdout and "1. fsdpv2-nofunc-has-sharding" in r.stdout
+    r = xlakb("triage", "-", stdin="XLA_DISABLE_FUNCTIONALIZATION=1 python train.py\n"
+              "F0000 external/xla/xla/hlo/ir/hlo_instruction.h:1901] Check failed: has_sharding()\n", root=REPO)
+    assert r.returncode == 0 and "1. fsdpv2-nofunc-has-sharding" in r.stdout and "(strong" in r.stdout
     r = xlakb("triage", "-", stdin=(
         '  File "/x/torch_xla/distributed/spmd/xla_sharded_tensor.py", line 169, in __torch_dispatch__\n'
         "RuntimeError: !at::functionalization::impl::isFunctionalTensor(t) INTERNAL ASSERT FAILED\n"), root=REPO)

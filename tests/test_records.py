@@ -194,3 +194,40 @@ def test_fixed_in_is_always_a_full_version(kb):
     fake_record(kb, fixed_in="2.6")
     r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "validate"], capture_output=True, text=True)
     assert r.returncode == 1 and "versions.fixed_in: '2.6' does not match" in r.stdout
+
+
+def test_folded_chinese_lines_join_without_a_space_and_a_typed_space_is_named(kb):
+    path = fake_record(kb)
+    data = yaml.safe_load(path.read_text("utf-8"))
+    data["summary"]["zh"] = "在 float32 中计算\n商，然后\n返回 0。"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=20), "utf-8")
+    rec = load_records(kb)[0]
+    assert rec.data["summary"]["zh"] == "在 float32 中计算商，然后返回 0。"  # a Latin word keeps its spaces
+    data["root_cause"]["zh"] = "整个 过程没有报错。"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=200), "utf-8")
+    _records, problems = validate(kb)
+    assert any("a space between two Chinese characters: '个 过'" in p.message for p in problems)
+
+
+def test_glossary_variants_are_named(kb):
+    path = fake_record(kb)
+    data = yaml.safe_load(path.read_text("utf-8"))
+    data["summary"]["zh"] = "每次迭代都会内存泄露。"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=200), "utf-8")
+    _records, problems = validate(kb)
+    assert any("use the glossary's 内存泄漏 (memory leak), not 内存泄露" in p.message for p in problems)
+
+
+def test_lookalike_links_must_exist_and_go_both_ways(kb):
+    a = fake_record(kb, "bug-a")
+    fake_record(kb, "bug-b")
+    data = yaml.safe_load(a.read_text("utf-8"))
+    data["lookalikes"] = {"ids": ["bug-b"], "tells_apart": {"en": "b needs xm.save", "zh": "b 需要 xm.save"}}
+    a.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), "utf-8")
+    _records, problems = validate(kb)
+    assert [str(p) for p in problems if p.field == "lookalikes.ids"] == [
+        "issues/bug-a.yaml: lookalikes.ids: bug-b does not list bug-a as its look-alike"]
+    data["lookalikes"]["ids"] = ["bug-c"]
+    a.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), "utf-8")
+    _records, problems = validate(kb)
+    assert any("unknown record id 'bug-c'" in p.message for p in problems)

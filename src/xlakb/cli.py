@@ -151,7 +151,21 @@ def cmd_new(args) -> int:
     from .scaffold import scaffold
 
     root = find_root(args.root)
-    record, repro = scaffold(root, args.id, args.component)
+    signatures = None
+    if args.from_log:
+        from .triage import BadInput, engine, export, signatures_from_log
+
+        try:
+            log = _read_log_arg(args.from_log)
+        except BadInput as err:
+            print(f"xlakb: error: {err}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        _records, catalog = engine(export(root))
+        signatures = signatures_from_log(log, catalog)
+        if not signatures:
+            raise XlakbError(f"{log.source}: no error line, check, frame or call found to take signatures from",
+                             hint="pass the log of the failing run, with its traceback")
+    record, repro = scaffold(root, args.id, args.component, signatures)
     print(f"created {record.relative_to(root)} and {repro.relative_to(root)}")
     print("next: fill in both languages, make the reproducer show the bug, then")
     print(f"  xlakb repro {args.id} --torch-xla <affected release>   # expect: reproduced")
@@ -256,56 +270,79 @@ def cmd_matrix(args) -> int:
     return 0
 
 
+def _read_log_arg(file: str | None):
+    from .triage import BadInput, read_log, read_log_file
+
+    if file in (None, "-"):
+        if sys.stdin.isatty():
+            raise BadInput("no log given", hint="pass a file, or pipe a log: xlakb triage - < crash.log")
+        return read_log(sys.stdin.buffer, "standard input")
+    return read_log_file(Path(file))
+
+
 def cmd_triage(args) -> int:
     import json
 
-    from .triage import BadInput, advice_text, export, read_log, read_log_file, result_json, triage
+    from .triage import BadInput, engine, export, result_json, triage
+    from .triage_report import report
 
     root = find_root(args.root)
     try:
-        if args.file in (None, "-"):
-            if sys.stdin.isatty():
-                raise BadInput("no log given", hint="pass a file, or pipe a log: xlakb triage - < crash.log")
-            log = read_log(sys.stdin.buffer, "standard input")
-        else:
-            log = read_log_file(Path(args.file))
+        log = _read_log_arg(args.file)
     except BadInput as err:
         print(f"xlakb: error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
     for note in log.notes:
         print(f"note: {note}", file=sys.stderr)
-    result = triage(log, export(root)["records"], torch_xla=args.torch_xla)
+    records, catalog = engine(export(root))
+    result = triage(log, records, torch_xla=args.torch_xla, catalog=catalog)
     if args.json:
         print(json.dumps(result_json(result), indent=1, ensure_ascii=False))
         return 0 if result.strong else EXIT_ERROR
-    zh = args.lang == "zh"
-    if not result.torch_xla_signs:
-        print(f"{log.source} 中没有 torch_xla 的迹象（没有 torch_xla 的调用栈、导入、版本或 XLA 日志行），因此不做匹配" if zh else
-              f"no sign of torch_xla in {log.source} (no torch_xla frame, import, version or XLA log line): "
-              f"nothing matched, this does not look like a torch_xla problem")
-        return EXIT_ERROR
-    version = result.torch_xla_version
-    where = {"given": "--torch-xla"}.get(result.version_source or "", f"from the log: {result.version_source}")
-    print(f"torch_xla {version} ({where})" if version else
-          ("日志中没有 torch_xla 版本（可加 --torch-xla X.Y.Z）" if zh else "torch_xla version: not in the log (pass --torch-xla X.Y.Z)"))
-    if not result.matches:
-        print(f"在 {log.source} 中没有匹配到已知问题" if zh else f"no known record matches {log.source}")
-        return EXIT_ERROR
-    shown_possible = False
-    for n, m in enumerate(result.matches, 1):
-        rec = m.record
-        if m.strength == "possible" and not shown_possible:
-            shown_possible = True
-            print("\n可能的匹配（只匹配到错误信息，没有上下文）：" if zh else
-                  "\nPossible matches (an error message only, no context such as a frame, a check or the call):")
-        label = {"strong": "强匹配" if zh else "strong", "possible": "可能" if zh else "possible"}[m.strength]
-        print(f"\n{n}. {rec['id']} [{rec['status']}] — {rec['title'][args.lang]}  ({label}, score {m.score})")
-        for h in m.hits:
-            print(f"   {'匹配' if zh else 'matched'} {h.signature.describe()} (line {h.line}): {h.excerpt}")
-        print(f"   {advice_text(m, args.lang)}")
-        print(f"   {'临时解决办法' if zh else 'workaround'}: {' '.join(rec['workaround'][args.lang].split())}")
-        print(f"   {'详情' if zh else 'more'}: xlakb show {rec['id']}{' --lang zh' if zh else ''}")
+    history = _message_history(args.repo, result) if args.repo else None
+    print("\n".join(report(result, source=log.source, lang=args.lang, history=history)))
     return 0 if result.strong else EXIT_ERROR
+
+
+def _message_history(repo: str, result) -> dict:
+    """For each error line the catalog knows: the commits since the user's release that touched its text."""
+    from .gitrepo import commits_touching
+    from .triage import base_version
+    from .triage_report import Change
+
+    since = f"v{base_version(result.torch_xla_version)}" if result.torch_xla_version else None
+    out = {}
+    for o in result.origins:
+        text = o.row["text"]
+        if text in out:
+            continue
+        cond = text[len("Check failed: "):] if text.startswith("Check failed: ") else ""
+        needle = f"CHECK({cond.split('…')[0].strip()})" if cond else max(text.split("…"), key=len).strip()
+        try:
+            rows = commits_touching(repo, needle, since=since)
+        except XlakbError:
+            rows = commits_touching(repo, needle)  # the release has no tag in this clone: the whole history
+            since = None
+        out[text] = (since or "the start", [Change(*r) for r in rows])
+    return out
+
+
+def cmd_catalog(args) -> int:
+    from . import catalog
+    from .candidates.releases import release_table
+
+    out = Path(args.out) if args.out else Path(__file__).resolve().parent / "data" / catalog.DATA_FILE
+    progress = ConsoleProgress(quiet=getattr(args, "quiet", False))
+    cat = catalog.build(wheels=Path(args.wheels), repo=Path(args.repo),
+                        torch_wheels=Path(args.torch_wheels) if args.torch_wheels else None,
+                        lazy_src=Path(args.lazy_src) if args.lazy_src else None,
+                        releases=args.releases or None, torch_of={v: r["torch"] for v, r in release_table().items()},
+                        progress=lambda line: progress.info(line))
+    catalog.write(cat, out)
+    by_origin = {o: sum(1 for e in cat.entries if e.origin == o) for o in catalog.ORIGINS}
+    print(f"wrote {out}: {len(cat.entries)} entries ({', '.join(f'{n} {o}' for o, n in by_origin.items())}) "
+          f"for torch_xla {cat.releases_text(cat.releases)}")
+    return 0
 
 
 def cmd_bisect(args) -> int:
@@ -609,6 +646,7 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
     sp = sub.add_parser("new", help="scaffold a record and its reproducer")
     sp.add_argument("id")
     sp.add_argument("--component", default="misc")
+    sp.add_argument("--from-log", metavar="FILE", help="take the record's triage signatures from this log (- for standard input)")
     sp.set_defaults(func=cmd_new)
 
     sp = sub.add_parser("repro", help="run a record's reproducer once on one torch_xla release")
@@ -640,7 +678,23 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
     sp.add_argument("--torch-xla", metavar="VERSION", help="your torch_xla release, when the log does not say")
     sp.add_argument("--json", action="store_true", help="the result as JSON, for tools")
     sp.add_argument("--lang", choices=["en", "zh"], default="en")
+    sp.add_argument("--repo", metavar="CLONE", help="a pytorch/xla clone: also list the commits since your release that "
+                                                    "touched each error message (git log -S)")
     sp.set_defaults(func=cmd_triage)
+
+    sp = sub.add_parser("catalog", help="build the catalog of messages torch_xla can print, per release",
+                        description="Reads each release's torch_xla wheel (Python raise/warn strings, the compiled "
+                                    "extension's strings) and the torch_xla/csrc sources at its tag of a pytorch/xla "
+                                    "clone (checks, errors, with file and function); optionally torch wheels and "
+                                    "torch's lazy-core sources. Writes src/xlakb/data/catalog.jsonl.")
+    sp.add_argument("action", choices=["build"])
+    sp.add_argument("--wheels", required=True, metavar="DIR", help="torch_xla-X.Y.Z-*.whl, one per release")
+    sp.add_argument("--repo", required=True, metavar="CLONE", help="a pytorch/xla clone with the release tags")
+    sp.add_argument("--torch-wheels", metavar="DIR", help="torch-X.Y.Z-*.whl for the releases' torch")
+    sp.add_argument("--lazy-src", metavar="DIR", help="a folder holding torch/csrc/lazy/... of PyTorch")
+    sp.add_argument("--releases", nargs="+", metavar="VERSION", help="default: every wheel in --wheels")
+    sp.add_argument("--out", metavar="FILE", help="default: the catalog shipped with xlakb")
+    sp.set_defaults(func=cmd_catalog)
 
     sp = sub.add_parser("verify", help="run records' reproducers on one claimed-affected and one claimed-fixed release")
     sp.add_argument("ids", nargs="*", metavar="ID")

@@ -50,3 +50,25 @@ def rev(repo: git.Repo, ref: str, what: str = "ref") -> str:
             f"{what} {ref!r} is not a commit, tag or branch of {repo_path(repo)}",
             hint="fetch the repository, or check the spelling",
         ) from err
+
+
+def commits_touching(repo: str | os.PathLike | git.Repo, text: str, *, since: str | None = None,
+                     paths: tuple[str, ...] = ("torch_xla",), limit: int = 20) -> list[tuple[str, str, str]]:
+    """Commits whose diff adds or removes ``text`` (``git log -S``), newest first: (sha, date, subject).
+    ``since``: a tag or commit; only commits after it (``since..HEAD``). XlakbError for an unknown ``since``."""
+    r = open_repo(repo)
+    head = "HEAD"
+    try:
+        r.git.rev_parse("--verify", "--quiet", "HEAD")
+    except git.GitCommandError:
+        head = "--all"
+    span = [f"{rev(r, since, 'release tag')}..{head}"] if since and head == "HEAD" else [head]
+    try:
+        out = r.git.log(f"-S{text}", "--format=%H%x09%cs%x09%s", f"-n{limit}", *span, "--", *paths)
+    except git.GitCommandError as err:
+        raise XlakbError(f"git log -S in {repo_path(r)} failed: {err.stderr.strip() or err}") from err
+    rows = []
+    for line in out.splitlines():
+        sha, date, subject = (line.split("\t", 2) + ["", ""])[:3]
+        rows.append((sha, date, subject))
+    return rows

@@ -20,6 +20,7 @@ import yaml
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from .cjk import STRAY, join_zh
 from .errors import XlakbError
 
 SCHEMA_COMMENT = "# yaml-language-server: $schema=../src/xlakb/data/record.schema.json"
@@ -237,7 +238,7 @@ def parse_file(path: Path) -> tuple[dict | None, yaml.Node | None, list[Problem]
         return None, None, [Problem(path, line, "", f"malformed YAML: {what}")]
     if not isinstance(data, dict):
         return None, node, [Problem(path, 1, "", "a record must be a YAML mapping")]
-    return data, node, []
+    return join_zh(data), node, []
 
 
 def check_record(path: Path, data: dict, node: yaml.Node | None, root: Path) -> list[Problem]:
@@ -331,9 +332,41 @@ def validate(root: Path, *, measured: bool = True) -> tuple[list[Record], list[P
         record = Record(path, data)
         records.append(record)
         if measured:
+            problems.extend(chinese_problems(rel, path))
             problems.extend(evidence_problems(rel, record, node))
             problems.extend(measured_problems(root, rel, record, node))
+    problems.extend(lookalike_problems(root, records))
     return records, problems
+
+
+def lookalike_problems(root: Path, records: list[Record]) -> list[Problem]:
+    """Look-alike links name records that exist and link back (triage groups them both ways)."""
+    by_id = {r.id: r for r in records}
+    out = []
+    for r in records:
+        for other in r.data.get("lookalikes", {}).get("ids", []):
+            rel = r.path.relative_to(root) if r.path.is_relative_to(root) else r.path
+            if other == r.id:
+                out.append(Problem(rel, None, "lookalikes.ids", "a record is not its own look-alike"))
+            elif other not in by_id:
+                out.append(Problem(rel, None, "lookalikes.ids", f"unknown record id {other!r}"))
+            elif r.id not in by_id[other].data.get("lookalikes", {}).get("ids", []):
+                out.append(Problem(rel, None, "lookalikes.ids", f"{other} does not list {r.id} as its look-alike"))
+    return out
+
+
+def chinese_problems(rel: Path, path: Path) -> list[Problem]:
+    """A space typed between two Chinese characters inside a line (line breaks of folded text are joined
+    when the record is read; a space inside a line is kept as written, so it is an error to fix)."""
+    from .glossary import variant_problems
+
+    out = []
+    for n, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+        m = STRAY.search(line)
+        if m:
+            out.append(Problem(rel, n, "", f"a space between two Chinese characters: {m.group(0)!r} (remove it)"))
+        out.extend(Problem(rel, n, "", problem) for problem in variant_problems(line))
+    return out
 
 
 def evidence_problems(rel: Path, record: Record, node: yaml.Node | None) -> list[Problem]:

@@ -104,7 +104,17 @@ if __name__ == "__main__":
 '''
 
 
-def scaffold(root: Path, record_id: str, component: str = "misc") -> tuple[Path, Path]:
+def _signatures_block(signatures: list[dict]) -> str:
+    """The record's ``signatures:`` block for signatures taken from a log (``xlakb new --from-log``)."""
+    import yaml
+
+    body = yaml.safe_dump(signatures, allow_unicode=True, sort_keys=False, width=1000, default_flow_style=None)
+    return ("# Taken from the log by `xlakb new --from-log`: keep what only this bug shows, make the rest\n"
+            "# general (paths, numbers, names), and add the call or frame that triggers it.\nsignatures:\n"
+            + "".join(f"  {line}\n" for line in body.splitlines()))
+
+
+def scaffold(root: Path, record_id: str, component: str = "misc", signatures: list[dict] | None = None) -> tuple[Path, Path]:
     if not ID_RE.match(record_id) or len(record_id) > 80:
         raise XlakbError(f"bad id {record_id!r}: use lower-case words joined by '-', e.g. spmd-scalar-param-crash")
     if not ID_RE.match(component):
@@ -117,5 +127,10 @@ def scaffold(root: Path, record_id: str, component: str = "misc") -> tuple[Path,
     record.parent.mkdir(parents=True, exist_ok=True)
     repro.parent.mkdir(parents=True, exist_ok=True)
     repro.write_text(REPRODUCER.format(id=record_id, path=f"reproducers/{record_id}.py"), "utf-8")
-    record.write_text(RECORD.format(id=record_id, component=component), "utf-8")
+    text = RECORD.format(id=record_id, component=component)
+    if signatures:
+        start = text.index("# What `xlakb triage` looks for")
+        end = text.index("upstream:")
+        text = text[:start] + _signatures_block(signatures) + text[end:]
+    record.write_text(text, "utf-8")
     return record, repro

@@ -1,30 +1,45 @@
-"""Triage: which known records a log or traceback shows, weighed by evidence.
+"""Triage: which known records a pasted log or traceback shows, weighed by how specific the evidence is.
 
-A record's ``signatures`` carry a kind (see :data:`KINDS`):
+A record's ``signatures`` carry a kind (see :data:`KINDS`): ``message`` (a regex on the error text; a
+plain string in a record is a message), ``check`` (a C++ CHECK/RET_CHECK text or a source location),
+``frame`` (a Python frame: ``file`` base name and optionally ``function``), ``call`` (the API call in
+the user's code) and ``env`` (an environment variable the bug needs).
 
-* ``message`` — a regex on the error text (a plain string in a record is a message);
-* ``check``   — a C++ CHECK/RET_CHECK text or a source location (``Check failed: has_sharding()``,
-  ``tensor_methods.cpp``);
-* ``frame``   — a Python stack frame: ``file`` (base name, regex) and optionally ``function`` (regex);
-* ``call``    — an API call as written in the user's code (a regex on traceback source lines and the log);
-* ``env``     — an environment variable the bug needs (``name``, optionally a ``value`` regex).
+The rules, in one place (:func:`triage`), mirrored by the site's paste box
+(``site/assets/javascripts/triage.js``, tested against this module on both corpora):
 
-The rules, in one place (:func:`judge`), mirrored by the site's paste box
-(``site/assets/javascripts/triage.js``, tested against this module on the same corpus):
+1. A paste is normalised first (:func:`normalize`): line endings, HTML entities, ``>`` quote marks, a
+   traceback whose line breaks the tracker lost.
+2. Signs of torch_xla: a torch_xla frame, import, version, XLA/PJRT log line, a C++ frame in
+   ``torch_xla::``, or a line the message catalog (:mod:`xlakb.catalog`) knows only torch_xla (or torch's
+   lazy core, reached through it) prints.
+3. Each signature that matches is a hit, and a hit is **generic** when it cannot name one bug: it is
+   shared with another record that is not a declared look-alike (in this paste, or in that record's
+   symptoms), it matches an unrelated log (``data/background/``), it is in the lists of
+   ``data/triage_generic.yaml`` (entry frames such as ``mark_step``; texts such as ``list index out of
+   range``), or the catalog says the message is printed by a helper that many places call (a check in a
+   header's accessor, or a function with :data:`~xlakb.catalog.HELPER_CALL_SITES` call sites or more).
+   A generic error raised in a frame that is the record's own (the innermost frame before the error
+   line, entry frames skipped) is specific again: the error *there* names the bug, as a crash title does.
+4. A record's error evidence is its ``message`` and ``check`` hits (what failed, and where); its trigger
+   evidence is its ``frame``, ``call`` and ``env`` hits (how the program got there). Without a sign of
+   torch_xla a record still matches on its own specific error (a record's message is a sign of it),
+   unless the paste shows another accelerator stack.
+5. **strong**: a specific error and a specific trigger (a frame that made a generic error specific is part
+   of that error, not its trigger); **possible**: a specific error alone, or a generic error with a
+   specific trigger; **related** (listed apart, never a match): generic evidence only. Strong matches of
+   records that are not declared look-alikes of one another are all demoted to possible (the paste is
+   ambiguous): one paste never names two unrelated bugs strongly. Look-alikes matched together are shown
+   as one group, with what tells them apart.
+6. Score: the weights (:data:`WEIGHTS`) of specific hits plus 1 per generic hit; ``env`` adds its weight.
+   Matches are ranked strong first, then by score, then by record id.
 
-1. A log with no sign of torch_xla (no torch_xla frame, import, version, or XLA/PJRT log line) matches
-   nothing.
-2. A record matches when at least one of its ``message``/``check`` signatures matches; the message is a
-   ``message`` hit when there is one, else the first ``check`` hit.
-3. It is **strong** when, besides, context matched: a ``frame``, a ``call`` or a ``check`` signature other
-   than the one taken as the message. Otherwise it is **possible** (shown after the strong ones).
-4. Score: the sum of the weights (:data:`WEIGHTS`) of the distinct signatures that matched; ``env``
-   only adds to the score. Matches are ranked strong first, then by score, then by record id.
+Versions come from the log (``pip freeze``/``pip list``, ``torch_xla.__version__``, wheel or dist-info
+paths) or from the caller; the advice comes from the record's measured matrix. When nothing matches, the
+answer still says where each error line comes from (catalog: file, function, releases) and gives an
+upstream issue search for the message.
 
-Versions come from the log (``pip freeze``/``pip list`` lines, ``torch_xla.__version__`` printed, wheel or
-dist-info paths) or from the caller, and the advice from the record's measured matrix.
-
-Library code: pure functions over plain data (the same JSON the site exports); reading a log, with its
+Library code: pure functions over plain data (the JSON the site exports); reading a log, with its
 limits, is :func:`read_log`.
 """
 
@@ -43,7 +58,7 @@ from .errors import XlakbError
 
 KINDS = ("message", "check", "frame", "call", "env")
 MESSAGE_KINDS = ("message", "check")
-CONTEXT_KINDS = ("frame", "call", "check")
+TRIGGER_KINDS = ("frame", "call", "env")
 WEIGHTS = {"message": 3, "check": 4, "frame": 2, "call": 2, "env": 1}
 
 class BadInput(XlakbError):
@@ -134,8 +149,32 @@ def log_from_text(text: str, source: str = "text") -> Log:
     return read_log(io.BytesIO(text.encode("utf-8")), source)
 
 
+# -- normalising a paste ----------------------------------------------------------------------------
+#: (pattern, replacement, flags), applied in order; the site's engine applies the same list
+NORMALIZE = (
+    (r"\r\n?", "\n", ""),
+    (r"&lt;", "<", ""), (r"&gt;", ">", ""), (r"&quot;", '"', ""), (r"&#0?39;|&#x27;", "'", ""), (r"&amp;", "&", ""),
+    (r"^[ \t]*(?:>[ \t]?)+", "", "m"),                                   # e-mail / Markdown quotes
+    (r'(\S)[ \t]+(File "[^"\n]+", line \d+, in )', "$1\n  $2", ""),       # a traceback without its line breaks
+    (r"(, in [\w<>.]+)[ \t]+(?=\S)(?!File \")", "$1\n    ", ""),
+)
+
+
+def _python_repl(repl: str) -> str:
+    return re.sub(r"\$(\d)", r"\\\1", repl)
+
+
+_NORMALIZE = tuple((re.compile(p, re.M if "m" in f else 0), _python_repl(r)) for p, r, f in NORMALIZE)
+
+
+def normalize(text: str) -> str:
+    for rx, repl in _NORMALIZE:
+        text = rx.sub(repl, text)
+    return text
+
+
 # -- what a log shows -----------------------------------------------------------------------------
-# The patterns below are data: the site's paste box reads the same strings (see :func:`export`).
+# The patterns below are data: the site's paste box reads the same strings (see :func:`export_records`).
 #: a Python traceback frame: path, function, and the source line printed under it
 FRAME_PATTERN = r'^[ \t]*File "([^"]+)", line \d+, in (\S+)[^\n]*\n(?:([^\n]*)\n)?'
 #: (what, pattern, flags): the signs that a log comes from a torch_xla program
@@ -145,7 +184,15 @@ TORCH_XLA_SIGNS = (
     ("a torch_xla version", r"torch[_-]xla(?:==|-|\s+)\d+\.\d+|torch_xla\.__version__", "i"),
     ("an XLA/PJRT log line or IR dump", r"external/xla/|xla/(?:service|pjrt|hlo)/|torch_xla/csrc|pjrt_computation_client|"
                              r"\bPJRT_DEVICE\b|XLA_[A-Z_]+=|_XLAC\b|TfrtCpuClient|PjRt|pjrt_c_api|\bxla::[a-z_]+\(", ""),
+    ("a C++ frame of torch_xla", r"\btorch_xla::\w+", ""),
 )
+#: lines that can hold an error message (the catalog is matched on these and the line after each; a
+#: paste of at most SHORT_PASTE lines is matched whole)
+ERROR_LINE = (r"Error|Exception|Warning|error:|warning:|Check failed|CHECK failed|RET_CHECK|INTERNAL ASSERT|"
+              r"Non-OK-status|Bad StatusOr|INVALID_ARGUMENT|INTERNAL:|UNIMPLEMENTED|RESOURCE_EXHAUSTED|"
+              r"FAILED_PRECONDITION|NOT_FOUND|Segmentation fault|SIGSEGV|SIGABRT|Aborted|Fatal|FATAL|"
+              r"^\s*[FEW]\d{4} |Expect|[Ff]ailed|must be|not supported|[Uu]nsupported|[Ii]nvalid")
+SHORT_PASTE = 40
 _V = r"(\d+\.\d+(?:\.\d+)?(?:[.+][\w.]+)?)"
 _NAMES = {"torch_xla": r"torch[_-]xla", "torch": r"(?<![\w-])torch(?![_-]xla)(?!\w)"}
 #: (where, pattern with {name}, flags): a package's version in a log, first match wins
@@ -168,6 +215,7 @@ def _compile(pattern: str, flags: str = "") -> re.Pattern:
 
 _FRAME = re.compile(FRAME_PATTERN, re.M)
 _SIGNS = tuple((what, _compile(p, f)) for what, p, f in TORCH_XLA_SIGNS)
+_ERROR_LINE = re.compile(ERROR_LINE, re.M)
 _VERSIONS = {name: tuple((where, _compile(p.format(name=rx), f)) for where, p, f in VERSION_PATTERNS)
              for name, rx in _NAMES.items()}
 # Speed only (the site's engine runs the patterns on the whole text, with the same results): the
@@ -202,15 +250,37 @@ def _lines_with(text: str, needles: tuple[str, ...]) -> str:
 
 
 @dataclass(frozen=True)
+class Frame:
+    path: str
+    base: str
+    function: str
+    source: str
+    pos: int
+
+
+@dataclass(frozen=True)
+class Origin:
+    """A line of the paste the message catalog knows: what prints it, where, in which releases."""
+
+    line: int
+    start: int
+    end: int
+    excerpt: str
+    row: dict            # the catalog row (see export_catalog)
+
+
+@dataclass(frozen=True)
 class Facts:
     """What a log shows, extracted once for all records."""
 
-    text: str
-    frames: tuple[tuple[str, str, str, str], ...]   # (path, base name, function, source line)
+    text: str                                   # the normalised paste
+    frames: tuple[Frame, ...]
     torch_xla: tuple[str, ...]                  # which signs of torch_xla it has
     torch_xla_version: str | None
     torch_version: str | None
     version_source: str | None
+    origins: tuple[Origin, ...] = ()
+    other_backends: tuple[str, ...] = ()
 
     @functools.cached_property
     def words(self) -> frozenset[str]:
@@ -226,16 +296,76 @@ def _version(text: str, name: str) -> tuple[str | None, str | None]:
     return None, None
 
 
-def facts(log: Log | str) -> Facts:
-    text = log.text if isinstance(log, Log) else log
-    frames = tuple((m.group(1), re.split(r"[/\\]", m.group(1))[-1], m.group(2), (m.group(3) or "").strip())
+def candidate_lines(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the lines the catalog is matched on: every line of a short paste, else the error
+    lines and the line after each."""
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    spans = []
+    for i, s in enumerate(starts):
+        e = text.find("\n", s)
+        spans.append((s, len(text) if e < 0 else e))
+    if len(spans) <= SHORT_PASTE:
+        return spans
+    keep = set()
+    for m in _ERROR_LINE.finditer(text):
+        i = text.count("\n", 0, m.start())
+        keep.update((i, i + 1))
+    return [spans[i] for i in sorted(keep) if i < len(spans)]
+
+
+class CatalogIndex:
+    """The exported catalog rows, looked up by their key word (the same lookup in both engines), and the
+    C++ helpers whose checks fire in many bugs ([qualified function, why], see :func:`export_helpers`)."""
+
+    def __init__(self, rows: list[dict], helpers: list | None = None):
+        self.rows = rows
+        self.helpers = [tuple(h) for h in helpers or ()]
+        self.by_key: dict[str, list[dict]] = {}
+        for row in rows:
+            self.by_key.setdefault(row["key"], []).append(row)
+
+    def match(self, text: str) -> list[Origin]:
+        out: list[Origin] = []
+        for start, end in candidate_lines(text):
+            line = text[start:end]
+            if not line.strip():
+                continue
+            for word in sorted(set(re.findall(r"[A-Za-z0-9_]+", line)) & self.by_key.keys()):
+                for row in self.by_key[word]:
+                    m = _rx(row["pattern"]).search(line)
+                    if m:
+                        out.append(Origin(text.count("\n", 0, start) + 1, start + m.start(), start + m.end(),
+                                          m.group(0)[:160], row))
+        # the most literal text first on each line; a row whose match lies inside a longer one's is dropped
+        out.sort(key=lambda o: (o.line, -o.row["literal"], o.start, o.row["pattern"]))
+        kept: list[Origin] = []
+        for o in out:
+            if any(k.line == o.line and k.start <= o.start and o.end <= k.end and k.row["literal"] > o.row["literal"]
+                   for k in kept):
+                continue
+            kept.append(o)
+        return kept
+
+
+EMPTY_CATALOG = CatalogIndex([])
+
+
+def facts(log: Log | str, catalog: CatalogIndex = EMPTY_CATALOG, generic: dict | None = None) -> Facts:
+    text = normalize(log.text if isinstance(log, Log) else log)
+    frames = tuple(Frame(m.group(1), re.split(r"[/\\]", m.group(1))[-1], m.group(2), (m.group(3) or "").strip(), m.start())
                    for m in _FRAME.finditer(text))
     near_signs = _lines_with(text, _SIGN_NEEDLES)
-    signs = tuple(what for what, pattern in _SIGNS if pattern.search(near_signs))
+    signs = [what for what, pattern in _SIGNS if pattern.search(near_signs)]
+    origins = tuple(catalog.match(text))
+    for o in origins:
+        if o.row["sign"]:
+            signs.append("a message only torch_xla prints")
+            break
     near_versions = _lines_with(text, _VERSION_NEEDLES)
     xla, where = _version(near_versions, "torch_xla")
     torch, _ = _version(near_versions, "torch")
-    return Facts(text, frames, signs, xla, torch, where)
+    others = tuple(b["name"] for b in (generic or GENERIC)["other_backends"] if _rx(b["pattern"]).search(text))
+    return Facts(text, frames, tuple(signs), xla, torch, where, origins, others)
 
 
 # -- signatures -------------------------------------------------------------------------------------
@@ -246,6 +376,7 @@ class Signature:
     file: str = ""             # frame
     function: str = ""         # frame
     name: str = ""             # env
+    generic: str = ""          # why this signature cannot name one bug by itself ("" when it can)
 
     def describe(self) -> str:
         if self.kind == "frame":
@@ -289,21 +420,110 @@ def portability_problem(pattern: str) -> str | None:
     return f"{m.group(0)!r} is Python-only regex syntax (the site's paste box runs it in JavaScript)" if m else None
 
 
+# -- what is generic ---------------------------------------------------------------------------------------
+def _load_generic() -> dict:
+    import yaml
+    from importlib import resources
+
+    data = yaml.safe_load((resources.files("xlakb") / "data" / "triage_generic.yaml").read_text("utf-8"))
+    return {"frames": [{"file": f["file"], "function": f.get("function", ""), "why": f["why"]} for f in data["frames"]],
+            "messages": [dict(m) for m in data["messages"]],
+            "other_backends": [dict(b) for b in data["other_backends"]]}
+
+
+GENERIC = _load_generic()
+
+
+def background_logs() -> list[tuple[str, str]]:
+    """The unrelated logs evidence is weighed against (``data/background/*.log``): (name, text)."""
+    from importlib import resources
+
+    folder = resources.files("xlakb") / "data" / "background"
+    return sorted((p.name, p.read_text("utf-8")) for p in folder.iterdir() if p.name.endswith(".log"))
+
+
+def _generic_frame(base: str, function: str, generic: dict) -> str:
+    for g in generic["frames"]:
+        if _rx(g["file"]).fullmatch(base) and (not g["function"] or _rx(g["function"]).fullmatch(function)):
+            return g["why"]
+    return ""
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """The plain names a simple alternation regex stands for (``a\\.py|b\\.py`` -> a.py, b.py)."""
+    return [re.sub(r"\\(.)", r"\1", p) for p in pattern.split("|") if re.fullmatch(r"(?:[\w<>~\-]|\\.)+", p)]
+
+
+def annotate(records: list[dict], background: list[tuple[str, str]] | None = None, generic: dict | None = None) -> list[dict]:
+    """Each signature's ``generic`` reason, measured across the knowledge base. An error (message or
+    check) is generic when another record that is not a declared look-alike has it too (the same
+    signature, or its symptoms show it); any signature is generic when an unrelated log shows it
+    (``data/background``); a frame is generic when it is an entry frame of the generic list. Triggers
+    (frames, calls, settings) two records share stay specific: the error tells those records apart."""
+    generic = generic or GENERIC
+    background = background_logs() if background is None else background
+    bg_facts = [(name, facts(text)) for name, text in background]
+    out = []
+    for rec in records:
+        group = set(rec.get("lookalikes", [])) | {rec["id"]}
+        others = [r for r in records if r["id"] not in group]
+        sigs = []
+        for s in rec["signatures"]:
+            s = dict(s)
+            s["generic"] = ""
+            if s["kind"] in MESSAGE_KINDS:
+                rx = _rx(s["pattern"], re.M)
+                for other in others:
+                    if any(rx.search(t) for t in other.get("reference", ())) or any(
+                            o["kind"] == s["kind"] and o["pattern"] == s["pattern"] for o in other["signatures"]):
+                        s["generic"] = f"also evidence of {other['id']}"
+                        break
+            if not s["generic"] and s["kind"] in ("message", "check", "call"):
+                rx = _rx(s["pattern"], re.M)
+                for name, f in bg_facts:
+                    if rx.search(f.text):
+                        s["generic"] = f"also in an unrelated log ({name})"
+                        break
+            if s["kind"] == "frame":
+                files, functions = _alternatives(s["file"]), _alternatives(s["function"]) if s["function"] else []
+                why = next((_generic_frame(f, fn, generic) for f in files for fn in (functions or [""])
+                            if _generic_frame(f, fn, generic)), "")
+                if why:
+                    s["generic"] = f"an entry frame ({why})"
+                else:
+                    for name, f in bg_facts:
+                        if any(_rx(s["file"]).fullmatch(fr.base) and (not s["function"] or _rx(s["function"]).fullmatch(fr.function))
+                               for fr in f.frames):
+                            s["generic"] = f"also in an unrelated log ({name})"
+                            break
+            sigs.append(s)
+        out.append({**rec, "signatures": sigs})
+    return out
+
+
 # -- judging ----------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Hit:
     signature: Signature
     excerpt: str
     line: int
+    start: int = 0
+    end: int = 0
+    generic: str = ""          # why this hit cannot name one bug in this paste ("" when it can)
+    anchor: int = -1           # a generic error made specific by the frame it was raised in (that frame's position)
+
+    def overlaps(self, other: "Hit") -> bool:
+        return self.start < other.end and other.start < self.end
 
 
 @dataclass
 class Match:
     record: dict                  # the record's triage data (see export_record)
-    strength: str                 # "strong" | "possible"
+    strength: str                 # "strong" | "possible" | "related"
     score: int
     hits: list[Hit] = field(default_factory=list)
     advice: dict = field(default_factory=dict)
+    group: list[str] = field(default_factory=list)   # look-alikes matched with it, itself included
 
     @property
     def id(self) -> str:
@@ -317,6 +537,11 @@ class Result:
     torch_xla_version: str | None
     torch_version: str | None
     version_source: str | None
+    related: list[Match] = field(default_factory=list)
+    origins: tuple[Origin, ...] = ()
+    ambiguous: bool = False
+    other_backends: tuple[str, ...] = ()
+    search: str = ""
 
     @property
     def strong(self) -> list[Match]:
@@ -376,23 +601,22 @@ def _hit(sig: Signature, f: Facts) -> Hit | None:
                 return None
     if sig.kind in ("message", "check"):
         m = _rx(sig.pattern, re.M).search(text)
-        return Hit(sig, m.group(0)[:160], _line_of(text, m.start())) if m else None
+        return Hit(sig, m.group(0)[:160], _line_of(text, m.start()), m.start(), m.end()) if m else None
     if sig.kind == "frame":
         file_rx = _rx(sig.file)
         function_rx = _rx(sig.function) if sig.function else None
-        for path, base, function, _src in f.frames:
-            if file_rx.fullmatch(base) and (function_rx is None or function_rx.fullmatch(function)):
-                pos = text.find(f'"{path}"')
-                return Hit(sig, f"{base} in {function}", _line_of(text, max(pos, 0)))
+        for fr in f.frames:
+            if file_rx.fullmatch(fr.base) and (function_rx is None or function_rx.fullmatch(fr.function)):
+                return Hit(sig, f"{fr.base} in {fr.function}", _line_of(text, fr.pos), fr.pos, fr.pos + 1)
         return None
     if sig.kind == "call":
         call_rx = _rx(sig.pattern)
-        for _path, _base, _function, source in f.frames:
-            if source and call_rx.search(source):
-                pos = text.find(source)
-                return Hit(sig, source[:160], _line_of(text, max(pos, 0)))
+        for fr in f.frames:
+            if fr.source and call_rx.search(fr.source):
+                pos = max(text.find(fr.source, fr.pos), 0)
+                return Hit(sig, fr.source[:160], _line_of(text, pos), pos, pos + len(fr.source))
         m = _rx(sig.pattern, re.M).search(text)
-        return Hit(sig, m.group(0)[:160], _line_of(text, m.start())) if m else None
+        return Hit(sig, m.group(0)[:160], _line_of(text, m.start()), m.start(), m.end()) if m else None
     if sig.kind == "env":
         if sig.name not in text:
             return None
@@ -400,28 +624,105 @@ def _hit(sig: Signature, f: Facts) -> Hit | None:
         m = _rx(rf"\b{re.escape(sig.name)}\b\s*[=:]\s*['\"]?({value})").search(text)
         if not m and not sig.pattern:
             m = _rx(rf"\b{re.escape(sig.name)}\b").search(text)
-        return Hit(sig, m.group(0)[:160], _line_of(text, m.start())) if m else None
+        return Hit(sig, m.group(0)[:160], _line_of(text, m.start()), m.start(), m.end()) if m else None
     return None
 
 
 @lru_cache(maxsize=65536)
-def _signature(kind: str, pattern: str, file: str, function: str, name: str) -> Signature:
-    return Signature(kind, pattern, file, function, name)
+def _signature(kind: str, pattern: str, file: str, function: str, name: str, generic: str = "") -> Signature:
+    return Signature(kind, pattern, file, function, name, generic)
 
 
-def judge(record: dict, f: Facts) -> Match | None:
-    """The rules (see the module docstring) for one record's triage data against a log's facts."""
-    sigs = [_signature(**s) for s in record["signatures"]]
-    hits = [h for h in (_hit(s, f) for s in sigs) if h is not None]
-    messages = [h for h in hits if h.signature.kind in MESSAGE_KINDS]
-    if not messages:
-        return None
-    # the message: an error-message hit when there is one (a check can then be context), else the first check
-    first = min(messages, key=lambda h: (h.signature.kind != "message", h.line, KINDS.index(h.signature.kind)))
-    context = [h for h in hits if h.signature.kind in CONTEXT_KINDS and h is not first]
-    strength = "strong" if context else "possible"
-    score = sum(WEIGHTS[h.signature.kind] for h in hits)
-    return Match(record, strength, score, sorted(hits, key=lambda h: (h.line, KINDS.index(h.signature.kind))))
+def _text_generic(excerpt: str, generic: dict) -> str:
+    core = re.sub(r"^\s*(?:[\w.]+(?:Error|Exception)\s*:\s*)", "", excerpt).strip()
+    for g in generic["messages"]:
+        if _rx(g["pattern"]).fullmatch(core) or _rx(g["pattern"]).fullmatch(excerpt.strip()):
+            return g["why"]
+    return ""
+
+
+def _catalog_generic(hit: Hit, f: Facts, helpers: list | None = None) -> str:
+    """A message hit on a line the catalog knows: generic when a helper prints it (see catalog.Entry.generic);
+    a check naming a C++ function (a stack frame) is generic when that function is such a helper."""
+    for o in f.origins:
+        if o.start < hit.end and hit.start < o.end and o.row["generic"]:
+            return f"printed by a helper: {o.row['generic']}"
+    if hit.signature.kind == "check" and "::" in hit.excerpt:
+        for name, why in helpers or ():
+            if _rx(r"(?<![\w])(?:\w+::)*" + re.escape(name) + r"(?![\w])").search(hit.excerpt):
+                return f"a frame of a helper: {why}"
+    return ""
+
+
+def _innermost_frame(f: Facts, pos: int, generic: dict) -> Frame | None:
+    """The last frame before ``pos`` that is not an entry frame: where the error was raised."""
+    best = None
+    for fr in f.frames:
+        if fr.pos >= pos:
+            break
+        if not _generic_frame(fr.base, fr.function, generic):
+            best = fr
+    return best
+
+
+def _judge(record: dict, f: Facts, generic: dict, helpers: list | None = None) -> list[Hit]:
+    """The record's signatures that match, each marked generic (with why) from what is known before the
+    paste is compared with other records: the signature's measured genericity, the generic lists, the
+    catalog's helpers."""
+    hits = []
+    for s in record["signatures"]:
+        sig = _signature(s["kind"], s["pattern"], s["file"], s["function"], s["name"], s.get("generic", ""))
+        h = _hit(sig, f)
+        if h is None:
+            continue
+        why = sig.generic
+        if not why and sig.kind in MESSAGE_KINDS:
+            why = _text_generic(h.excerpt, generic) or _catalog_generic(h, f, helpers)
+        if not why and sig.kind == "frame":
+            fr = next((fr for fr in f.frames if fr.pos == h.start), None)
+            why = _generic_frame(fr.base, fr.function, generic) if fr else ""
+            why = f"an entry frame ({why})" if why else ""
+        hits.append(dataclasses.replace(h, generic=why))
+    return hits
+
+
+def _anchor(hits: list[Hit], f: Facts, generic: dict) -> list[Hit]:
+    """A generic Python error raised in the record's own frame (the innermost non-entry frame before the
+    error line, hit by a specific frame signature of the record) is specific: the error *there* names the
+    bug, as a crash title does. That frame then backs nothing more (it is part of the title)."""
+    own = [h for h in hits if h.signature.kind == "frame" and not h.generic]
+    if not own:
+        return hits
+    out = []
+    for h in hits:
+        if h.generic and h.signature.kind == "message":
+            fr = _innermost_frame(f, h.start, generic)
+            anchor = next((o for o in own if fr is not None and o.start == fr.pos), None)
+            if anchor is not None:
+                h = dataclasses.replace(h, generic="", anchor=anchor.start)
+        out.append(h)
+    return out
+
+
+def _strength(hits: list[Hit]) -> str:
+    """strong: a specific error (message or check) and a specific trigger (a frame, the call, a setting);
+    possible: a specific error alone, or a generic error with a specific trigger; related: generic only."""
+    errors = [h for h in hits if h.signature.kind in MESSAGE_KINDS]
+    if not errors:
+        return ""
+    anchors = {h.anchor for h in hits if h.anchor >= 0}
+    specific_error = any(not h.generic for h in errors)
+    trigger = any(not h.generic and h.signature.kind in TRIGGER_KINDS and
+                  not (h.signature.kind == "frame" and h.start in anchors) for h in hits)
+    if specific_error and trigger:
+        return "strong"
+    if specific_error or trigger:
+        return "possible"
+    return "related"
+
+
+def _score(hits: list[Hit]) -> int:
+    return sum(1 if h.generic else WEIGHTS[h.signature.kind] for h in hits)
 
 
 def base_version(version: str | None) -> str | None:
@@ -445,19 +746,114 @@ def advice(record: dict, version: str | None) -> dict:
     return {"code": "not-measured", "version": v, "fixed_in": fixed, "verdict": measured}
 
 
-def triage(log: Log | str, records: Iterable[dict], *, torch_xla: str | None = None) -> Result:
-    """Every record whose signatures the log shows, strong matches first (see the rules above).
-    ``records`` are triage data (:func:`export_record`); ``torch_xla`` overrides the version in the log."""
-    f = facts(log)
+def judge(record: dict, f: Facts, generic: dict | None = None) -> Match | None:
+    """One record's match against a log's facts, before the rules across records (sharing, groups)."""
+    generic = generic or GENERIC
+    hits = _anchor(_judge(record, f, generic), f, generic)
+    strength = _strength(hits)
+    if not strength:
+        return None
+    return Match(record, strength, _score(hits), sorted(hits, key=lambda h: (h.line, KINDS.index(h.signature.kind), h.start)))
+
+
+def triage(log: Log | str, records: Iterable[dict], *, torch_xla: str | None = None,
+           catalog: CatalogIndex = EMPTY_CATALOG, generic: dict | None = None) -> Result:
+    """Every record whose signatures the log shows (see the rules above). ``records`` are triage data
+    (:func:`export_record`, annotated by :func:`annotate`); ``torch_xla`` overrides the version in the log."""
+    generic = generic or GENERIC
+    f = facts(log, catalog, generic)
     version = torch_xla or f.torch_xla_version
     source = "given" if torch_xla else f.version_source
-    if not f.torch_xla:
-        return Result([], (), version, f.torch_version, source)
-    matches = [m for m in (judge(r, f) for r in records) if m is not None]
-    for m in matches:
-        m.advice = advice(m.record, version)
+    records = list(records)
+    judged: list[tuple[dict, list[Hit]]] = []
+    for r in records:
+        hits = _judge(r, f, generic, catalog.helpers)
+        if any(h.signature.kind in MESSAGE_KINDS for h in hits):
+            judged.append((r, hits))
+    # evidence two records share in this paste (unless they are look-alikes) names neither
+    shared: dict[int, dict[int, str]] = {}
+    for i, (ri, hi) in enumerate(judged):
+        group = set(ri.get("lookalikes", [])) | {ri["id"]}
+        for j, (rj, hj) in enumerate(judged):
+            if j == i or rj["id"] in group:
+                continue
+            for a, ha in enumerate(hi):
+                if ha.signature.kind not in MESSAGE_KINDS or ha.generic:
+                    continue
+                if any(hb.signature.kind in MESSAGE_KINDS and ha.line == hb.line and ha.overlaps(hb) for hb in hj):
+                    shared.setdefault(i, {})[a] = f"also evidence of {rj['id']} in this paste"
+    matches: list[Match] = []
+    related: list[Match] = []
+    for i, (r, hits) in enumerate(judged):
+        hits = [dataclasses.replace(h, generic=shared.get(i, {}).get(a, h.generic)) for a, h in enumerate(hits)]
+        hits = _anchor(hits, f, generic)
+        strength = _strength(hits)
+        if not strength:
+            continue
+        if strength != "related" and not f.torch_xla and f.other_backends:
+            strength = "related"  # another accelerator stack and nothing of torch_xla
+        m = Match(r, strength, _score(hits), sorted(hits, key=lambda h: (h.line, KINDS.index(h.signature.kind), h.start)))
+        m.advice = advice(r, version)
+        (related if strength == "related" else matches).append(m)
+    # one paste never names two unrelated bugs strongly; look-alikes are shown as one group
+    strong = [m for m in matches if m.strength == "strong"]
+    groups: list[set[str]] = []
+    for m in strong:
+        g = set(m.record.get("lookalikes", [])) | {m.id}
+        for other in groups:
+            if g & other:
+                other |= g
+                break
+        else:
+            groups.append(g)
+    ambiguous = len(groups) > 1
+    if ambiguous:
+        for m in strong:
+            m.strength = "possible"
+    else:
+        ids = [m.id for m in strong]
+        for m in strong:
+            m.group = sorted(i for i in ids if i == m.id or i in m.record.get("lookalikes", []))
     matches.sort(key=lambda m: (m.strength != "strong", -m.score, m.id))
-    return Result(matches, f.torch_xla, version, f.torch_version, source)
+    related.sort(key=lambda m: (-m.score, m.id))
+    return Result(matches, f.torch_xla, version, f.torch_version, source, related, f.origins, ambiguous,
+                  f.other_backends, search_url(f))
+
+
+# -- when nothing matches: where the error comes from, and where to look upstream --------------------------------
+ISSUE_SEARCH = "https://github.com/pytorch/xla/issues?q="
+_EXCEPTION_LINE = re.compile(r"^\s*(?:[\w.]+(?:Error|Exception|Interrupt|Exit)\b:?.*|.*Check failed:.*|.*INTERNAL ASSERT FAILED.*)$", re.M)
+
+
+def headline(f: Facts) -> str:
+    """The error a user would search for: the last line the catalog knows, else the last exception line,
+    reduced to its words (paths, addresses, numbers, shapes and quoted names left out)."""
+    if f.origins:
+        o = f.origins[-1]
+        pieces = [p for p in o.row["text"].split("…") if p.strip()]
+        return max(pieces, key=len).strip() if pieces else ""
+    lines = _EXCEPTION_LINE.findall(f.text)
+    if not lines:
+        return ""
+    line = lines[-1].strip()
+    line = re.sub(r"^[\w.]*\.(?=\w+(?:Error|Exception))", "", line)
+    line = re.sub(r"\S*[/\\]\S*|0x[0-9a-fA-F]+|\b\d[\d.,:_]*\b|\[[^\]]*\]|'[^']*'|\"[^\"]*\"|<[^>]*>", " ", line)
+    return re.sub(r"\s+", " ", line).strip(" :,.")[:120]
+
+
+def search_url(f: Facts) -> str:
+    from urllib.parse import quote
+
+    words = headline(f)
+    return ISSUE_SEARCH + quote(f'is:issue "{words}"', safe="") if words else ""
+
+
+def releases_note(origin: Origin, version: str | None) -> str:
+    """"" when the user's release prints this message (or is unknown), else the code for a note."""
+    v = base_version(version)
+    if not v or not origin.row["releases"]:
+        return ""
+    return "" if v in origin.row["release_list"] else "not-in-release"
 
 
 # -- the data both engines read ---------------------------------------------------------------------------
@@ -467,55 +863,148 @@ def export_record(data: dict, matrix: dict | None) -> dict:
     for row in (matrix or {}).get("results", []):
         if row.get("kind", "release") == "release":
             measured[row["candidate"]] = row["verdict"]
-    return {
+    out = {
         "id": data["id"],
         "title": dict(data["title"]),
         "status": data["status"],
         "fixed_in": data["versions"].get("fixed_in"),
         "affected": data["versions"]["affected"],
         "workaround": dict(data["workaround"]),
-        "signatures": [dataclasses.asdict(s) for s in signatures_of(data)],
+        "signatures": [{k: v for k, v in dataclasses.asdict(s).items() if k != "generic"} for s in signatures_of(data)],
         "measured": measured,
+        "lookalikes": list(data.get("lookalikes", {}).get("ids", [])),
+        "reference": [data["title"]["en"], *data.get("symptoms", {}).get("en", [])],
     }
+    if data.get("lookalikes"):
+        out["tells_apart"] = dict(data["lookalikes"]["tells_apart"])
+    return out
 
 
-def export(root: Path) -> dict:
-    """Triage data of every record under ``root`` with its measured matrix (see :func:`export_records`)."""
+def export_catalog(cat) -> list[dict]:
+    """The catalog as the engines match it: one row per message template (its places merged), with its key
+    word, whether it is a sign of torch_xla and whether it is generic (why)."""
+    from .catalog import ORIGINS, PLACEHOLDER
+
+    rows: dict[str, dict] = {}
+    for e in cat.entries:
+        pattern = e.pattern
+        words = [w for p in e.pieces for w in re.findall(r"[A-Za-z_]\w{2,}", p)]
+        if not words or e.literal < 12:
+            continue
+        row = rows.get(pattern)
+        if row is None:
+            row = rows[pattern] = {"pattern": pattern, "key": max(words, key=lambda w: (len(w), w)), "text": e.text,
+                                   "literal": e.literal, "origins": [], "places": [], "releases": set(), "kinds": set(),
+                                   "sign": False, "generic": ""}
+        if e.origin not in row["origins"]:
+            row["origins"].append(e.origin)
+        row["kinds"].add(e.kind)
+        row["releases"] |= set(e.releases)
+        if e.file:
+            row["places"].append({"file": e.file, "function": e.function, "releases": cat.releases_text(e.releases),
+                                  "callers": e.callers})
+        if e.generic and not row["generic"]:
+            row["generic"] = (f"{e.file} {e.function} ({e.callers} call sites)" if e.callers >= 10
+                              else f"{e.file} {e.function} (an accessor in a header)")
+        cond = e.template[len("Check failed: "):] if e.template.startswith("Check failed: ") else ""
+        if e.origin in ("torch_xla", "lazy") and (e.origin == "lazy" or not e.torch) and (len(cond.strip(PLACEHOLDER)) >= 5 or
+                                                  (e.literal >= 20 and len(words) >= 3)):
+            row["sign"] = True
+    out = []
+    for row in rows.values():
+        row["origins"].sort(key=ORIGINS.index)
+        if row["origins"] == ["xla"]:
+            row["sign"] = False
+        if len({(p["file"], p["function"]) for p in row["places"]}) >= 3 and not row["generic"]:
+            row["generic"] = f"printed from {len(row['places'])} places"
+        rel = [r for r in cat.releases if r in row["releases"]]
+        row["release_list"] = rel
+        row["releases"] = cat.releases_text(rel)
+        row["kinds"] = sorted(row["kinds"])
+        row["places"].sort(key=lambda p: (p["file"], p["function"]))
+        out.append(row)
+    out.sort(key=lambda r: r["pattern"])
+    return out
+
+
+def export(root: Path, catalog_path: Path | None = None) -> dict:
+    """Triage data of every record under ``root`` with its measured matrix, and the message catalog."""
+    from . import catalog as catalog_mod
     from .records import load_records
     from .results import load_matrix
 
-    return export_records([export_record(r.data, load_matrix(root, r.id)) for r in load_records(root)])
+    records = [export_record(r.data, load_matrix(root, r.id)) for r in load_records(root)]
+    return export_records(records, catalog_mod.load(catalog_path))
 
 
-def export_records(records: list[dict]) -> dict:
-    """What both engines read: the rules' data (weights, kinds, the patterns of signs and versions, the
-    advice texts) and the records' triage data (:func:`export_record`)."""
+def export_records(records: list[dict], cat=None, background: list[tuple[str, str]] | None = None) -> dict:
+    """What both engines read: the rules' data (weights, kinds, normalisation, the patterns of signs,
+    versions and error lines, the generic lists, the advice texts), the records' triage data with each
+    signature's measured genericity (:func:`annotate`), and the message catalog (:func:`export_catalog`)."""
+    from . import catalog as catalog_mod
+
+    cat = cat if cat is not None else catalog_mod.Catalog((), [])
     return {
         "weights": WEIGHTS,
         "message_kinds": list(MESSAGE_KINDS),
-        "context_kinds": list(CONTEXT_KINDS),
+        "trigger_kinds": list(TRIGGER_KINDS),
+        "normalize": [list(x) for x in NORMALIZE],
         "frame_pattern": FRAME_PATTERN,
         "torch_xla_signs": [list(x) for x in TORCH_XLA_SIGNS],
+        "error_line": ERROR_LINE,
+        "short_paste": SHORT_PASTE,
         "version_patterns": {name: [[where, p.format(name=rx), f] for where, p, f in VERSION_PATTERNS]
                              for name, rx in _NAMES.items()},
+        "generic": GENERIC,
         "advice": ADVICE,
-        "records": records,
+        "issue_search": ISSUE_SEARCH,
+        "records": annotate(records, background),
+        "catalog": export_catalog(cat),
+        "helpers": export_helpers(cat),
+        "catalog_releases": list(cat.releases),
     }
+
+
+def engine(data: dict) -> tuple[list[dict], CatalogIndex]:
+    """The records and the catalog index of exported data, ready for :func:`triage`."""
+    return data["records"], CatalogIndex(data["catalog"], data.get("helpers"))
+
+
+def export_helpers(cat) -> list[list[str]]:
+    """[qualified C++ function, why] of the catalog's generic helpers: a check naming one of them in a
+    stack trace is generic evidence (its checks fire in many bugs)."""
+    out: dict[str, str] = {}
+    for e in cat.entries:
+        if e.origin in ("torch_xla", "lazy") and e.generic and e.function and ("::" in e.function or e.callers >= 10):
+            why = (f"{e.function} ({e.callers} call sites)" if e.callers >= 10 else f"{e.function} (an accessor in a header)")
+            out.setdefault(e.function, why)
+    return [[name, why] for name, why in sorted(out.items())]
+
+
+def _hit_json(h: Hit) -> dict:
+    return {"kind": h.signature.kind, "signature": h.signature.describe(), "excerpt": h.excerpt, "line": h.line,
+            "generic": h.generic}
 
 
 def result_json(result: Result) -> dict:
     """A result as JSON (``xlakb triage --json`` and the comparison with the site's engine)."""
+    def match_json(m: Match) -> dict:
+        return {"id": m.id, "strength": m.strength, "score": m.score, "group": m.group,
+                "matched": [_hit_json(h) for h in m.hits], "advice": m.advice}
+
     return {
         "torch_xla": result.torch_xla_version,
         "torch": result.torch_version,
         "version_source": result.version_source,
         "torch_xla_signs": list(result.torch_xla_signs),
-        "matches": [{
-            "id": m.id, "strength": m.strength, "score": m.score,
-            "matched": [{"kind": h.signature.kind, "signature": h.signature.describe(), "excerpt": h.excerpt, "line": h.line}
-                        for h in m.hits],
-            "advice": m.advice,
-        } for m in result.matches],
+        "other_backends": list(result.other_backends),
+        "ambiguous": result.ambiguous,
+        "matches": [match_json(m) for m in result.matches],
+        "related": [match_json(m) for m in result.related],
+        "origins": [{"line": o.line, "excerpt": o.excerpt, "text": o.row["text"], "origins": o.row["origins"],
+                     "places": o.row["places"], "releases": o.row["releases"], "generic": o.row["generic"],
+                     "sign": o.row["sign"], "note": releases_note(o, result.torch_xla_version)} for o in result.origins],
+        "search": result.search,
     }
 
 
@@ -527,6 +1016,7 @@ ADVICE = {
                           "regression; check with `xlakb repro {id} --torch-xla {version}`.",
         "not-measured": "torch_xla {version} was not measured for this record. {fix}",
         "no-version": "{fix} Your torch_xla version is not in the log: pass --torch-xla X.Y.Z for advice on your release.",
+        "no-version-site": "{fix} Your torch_xla version is not in the log: enter it in the version box above for advice on your release.",
         "fixed": "Fixed in {fixed_in}: upgrade, or use the workaround.",
         "unfixed": "No release fixes it yet: use the workaround.",
     },
@@ -536,14 +1026,72 @@ ADVICE = {
                           "请用 `xlakb repro {id} --torch-xla {version}` 验证。",
         "not-measured": "这条记录没有在 torch_xla {version} 上实测过。{fix}",
         "no-version": "{fix}日志中没有 torch_xla 版本：加上 --torch-xla X.Y.Z 可得到针对你所用版本的建议。",
+        "no-version-site": "{fix}日志中没有 torch_xla 版本：在上方的版本框中填写后，可得到针对你所用版本的建议。",
         "fixed": "已在 {fixed_in} 修复：请升级，或使用临时解决办法。",
         "unfixed": "还没有发布版本修复：请使用临时解决办法。",
     },
 }
 
 
-def advice_text(match: Match, lang: str = "en") -> str:
+def advice_text(match: Match, lang: str = "en", surface: str = "cli") -> str:
     words = ADVICE[lang]
     a = match.advice
     fix = words["fixed"].format(fixed_in=a.get("fixed_in")) if a.get("fixed_in") else words["unfixed"]
-    return words[a["code"]].format(version=a.get("version"), id=match.id, fix=fix)
+    code = a["code"] + ("-site" if surface == "site" and a["code"] == "no-version" else "")
+    return words[code].format(version=a.get("version"), id=match.id, fix=fix)
+
+
+# -- a record's signatures from a log (`xlakb new --from-log`) -------------------------------------------
+def _generalise(line: str) -> str:
+    """A regex of an error line that other users' pastes of the same error also match: paths, addresses,
+    numbers, shapes and quoted names made into placeholders."""
+    out, pos = [], 0
+    token = re.compile(r"(?P<path>(?:[A-Za-z]:)?[\w.\-]*[/\\][\w./\\\-]+)|(?P<hex>0x[0-9a-fA-F]+)|(?P<shape>\[[\d, ]*\])|"
+                       r"(?P<num>\b\d+(?:\.\d+)?\b)|(?P<quoted>'[^'\n]{1,80}'|\"[^\"\n]{1,80}\")")
+    for m in token.finditer(line):
+        out.append(re.escape(line[pos:m.start()]))
+        kind = m.lastgroup
+        out.append({"path": r"\S+", "hex": r"0x[0-9a-fA-F]+", "shape": r"\[[\d, ]*\]", "num": r"\d+(?:\.\d+)?",
+                    "quoted": r"['\"][^'\"]*['\"]"}[kind])
+        pos = m.end()
+    out.append(re.escape(line[pos:]))
+    return "".join(out).replace(r"\ ", " ").strip()
+
+
+def signatures_from_log(log: Log | str, catalog: CatalogIndex = EMPTY_CATALOG) -> list[dict]:
+    """Signatures for a new record, taken from a failing run's log: its final error line (as the catalog
+    knows it when it does), its checks, the innermost torch_xla frame that is not an entry frame, the
+    call in the user's code, and the XLA settings it shows. A person edits them before `validate`."""
+    f = facts(log, catalog)
+    text = f.text
+    sigs: list[dict] = []
+    errors = _EXCEPTION_LINE.findall(text)
+    known = {o.line: o for o in f.origins}
+    if errors:
+        line = errors[-1].strip()
+        n = text[:text.find(errors[-1])].count("\n") + 1
+        o = known.get(n)
+        sigs.append({"message": o.row["pattern"] if o and o.row["literal"] >= 16 else _generalise(line)})
+    for m in re.finditer(r"(?:Check failed|RET_CHECK failure)[^\n]*", text):
+        n = text.count("\n", 0, m.start()) + 1
+        o = known.get(n)
+        check = o.row["pattern"] if o else _generalise(m.group(0)[:200])
+        if {"check": check} not in sigs and not any(s.get("message") == check for s in sigs):
+            sigs.append({"check": check})
+        if len([s for s in sigs if "check" in s]) >= 2:
+            break
+    own = [fr for fr in f.frames if re.search(r"[/\\]torch_xla[/\\]", fr.path) and not _generic_frame(fr.base, fr.function, GENERIC)]
+    if own:
+        fr = own[-1]
+        sigs.append({"frame": {"file": re.escape(fr.base), "function": re.escape(fr.function)}})
+    user = [fr for fr in f.frames if not re.search(r"site-packages|dist-packages|[/\\]lib[/\\]python|[/\\]torch(?:_xla)?[/\\]", fr.path)
+            and fr.source]
+    for fr in user:
+        m = re.search(r"([A-Za-z_][\w.]*)\s*\(", fr.source)
+        if m and m.group(1).split(".")[-1] not in ("print", "len", "range", "main"):
+            sigs.append({"call": re.escape(m.group(1).split(".")[-1]) + r"\("})
+            break
+    for m in re.finditer(r"\b(XLA_[A-Z0-9_]+|PJRT_[A-Z0-9_]+)=(\S+)", text):
+        if m.group(1) not in ("PJRT_DEVICE",) and not any(s.get("env", {}).get("name") == m.group(1) for s in sigs):
+            sigs.append({"env": {"name": m.group(1), "value": re.escape(m.group(2))}})
+    return sigs

@@ -38,7 +38,10 @@ def bisected_ids(root: Path) -> list[str]:
 
 
 def load(root: Path, rid: str) -> dict:
-    return yaml.safe_load((root / "issues" / f"{rid}.yaml").read_text("utf-8"))
+    """A record as the site shows it (folded Chinese lines joined without a space, as xlakb reads it)."""
+    from xlakb.cjk import join_zh
+
+    return join_zh(yaml.safe_load((root / "issues" / f"{rid}.yaml").read_text("utf-8")))
 
 
 def shown_title(title: str) -> str:

@@ -36,9 +36,15 @@ def search(driver, url: str, query: str) -> list[str]:
         wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, RESULT_LINKS))
     except TimeoutException:
         return []
+    from selenium.common.exceptions import StaleElementReferenceException
+
     previous: list[str] = []
     for _ in range(40):
-        current = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, RESULT_LINKS)]
+        try:  # the list is re-rendered as results arrive: an element found may be gone a moment later
+            current = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, RESULT_LINKS)]
+        except StaleElementReferenceException:
+            time.sleep(0.25)
+            continue
         if current and current == previous:
             break
         previous = current
@@ -67,6 +73,32 @@ def test_pasted_error_string_lands_on_the_record(browser, server, query, rid, la
     prefix = "" if lang == "en" else "zh/"
     results = search(browser, server + prefix, query)
     assert results and results[0] == f"/{prefix}records/{rid}/", results[:3]
+
+
+XTENSOR = "dynamo-inplace-view-op-xtensor-check"
+SEGFAULT = "use-spmd-after-device-init-segfault"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_error_string_lists_the_record_with_it_word_for_word_first(browser, server, lang):
+    prefix = "" if lang == "en" else "zh/"
+    results = search(browser, server + prefix, "Check failed: xtensor")
+    assert results and results[0] == f"/{prefix}records/{XTENSOR}/", results[:3]
+
+
+def test_a_chinese_query_on_an_english_page_offers_the_chinese_pages(browser, server):
+    from selenium.webdriver.common.by import By
+
+    results = search(browser, server, "段错误")
+    assert results and results[0] == "/zh/", results[:3]  # "search the Chinese pages for ..."
+    link = browser.find_element(By.CSS_SELECTOR, ".xlakb-search-language a").get_attribute("href")
+    assert "q=%E6%AE%B5%E9%94%99%E8%AF%AF" in link
+    # the glossary term finds the record on the Chinese pages, as its own search does
+    results = search(browser, server + "zh/", "段错误")
+    assert f"/zh/records/{SEGFAULT}/" in results[:3], results[:5]
+    # and the English word finds it on the English pages (the record lists its terms in both languages)
+    results = search(browser, server, "segfault")
+    assert f"/records/{SEGFAULT}/" in results[:3], results[:5]
 
 
 def test_language_switch_keeps_the_record(browser, server, layout):
@@ -178,14 +210,16 @@ def _paste_box_ready(browser) -> bool:
 
 
 def test_paste_box_gives_the_same_answer_as_xlakb_triage(browser, server, layout):
-    """The site's engine (triage.js on the exported signatures) and the Python one, on every corpus log."""
-    from xlakb.triage import export, log_from_text, result_json, triage
+    """The site's engine (triage.js on the exported data) and the Python one, on every log of both corpora:
+    reproducer logs, unrelated logs and real pastes."""
+    from xlakb.triage import engine, export, log_from_text, result_json, triage
 
-    records = export(layout)["records"]
+    records, catalog = engine(export(layout))
     browser.get(f"{server}triage/")
     assert _paste_box_ready(browser)
-    logs = sorted(CORPUS.glob("positive/*.log")) + sorted(CORPUS.glob("negative/*.log")) + sorted(CORPUS.glob("negative/measured/*.log"))
-    assert len(logs) >= 25
+    logs = (sorted(CORPUS.glob("positive/*.log")) + sorted(CORPUS.glob("negative/measured/*.log"))
+            + sorted((REPO / "src" / "xlakb" / "data" / "background").glob("*.log")) + sorted(CORPUS.glob("pasted/*.txt")))
+    assert len(logs) >= 200
     for path in logs:
         text = path.read_text("utf-8")
         for version in (None, "2.5.1"):
@@ -196,7 +230,7 @@ def test_paste_box_gives_the_same_answer_as_xlakb_triage(browser, server, layout
                 "window.__xlakbData.then(function (d) { done(window.xlakbTriage.triage(text, d, version)); })"
                 "  .catch(function (e) { done({error: String(e)}); });",
                 text, version)
-            py = result_json(triage(log_from_text(text, path.name), records, torch_xla=version))
+            py = result_json(triage(log_from_text(text, path.name), records, torch_xla=version, catalog=catalog))
             assert js == py, path.name
 
 

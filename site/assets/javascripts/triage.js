@@ -1,11 +1,20 @@
 /* xlakb triage in the browser: the same rules as `xlakb triage` (src/xlakb/triage.py), run on the
- * signatures the site build exports (assets/triage.json). The pasted log never leaves the page.
- * tests/site/test_browser.py runs this engine and the Python one on the same corpus and compares
- * their JSON results. */
+ * data the site build exports (assets/triage.json: the records with each signature's measured
+ * genericity, the message catalog, the generic lists). The pasted log never leaves the page.
+ * tests/site/test_browser.py runs this engine and the Python one on both corpora (reproducer logs and
+ * real pastes) and compares their JSON results. */
 (function (global) {
   "use strict";
 
   var KINDS = ["message", "check", "frame", "call", "env"];
+  var cache = {};
+
+  function rx(pattern, flags) {
+    var key = (flags || "") + "\u0000" + pattern;
+    if (!cache[key]) cache[key] = new RegExp(pattern, flags || "");
+    return cache[key];
+  }
+  function full(pattern) { return rx("^(?:" + pattern + ")$"); }
 
   function lineOf(text, pos) {
     var n = 1;
@@ -13,30 +22,96 @@
     return n;
   }
 
-  function firstMatch(pattern, flags, text) {
-    return new RegExp(pattern, flags).exec(text);
+  function normalize(text, data) {
+    data.normalize.forEach(function (n) { text = text.replace(new RegExp(n[0], "g" + n[2]), n[1]); });
+    return text;
+  }
+
+  function words(line) {
+    var seen = {}, out = [];
+    (line.match(/[A-Za-z0-9_]+/g) || []).forEach(function (w) { if (!seen[w]) { seen[w] = 1; out.push(w); } });
+    return out;
+  }
+
+  function candidateLines(text, data) {
+    var spans = [], start = 0, i;
+    for (;;) {
+      var e = text.indexOf("\n", start);
+      spans.push([start, e < 0 ? text.length : e]);
+      if (e < 0) break;
+      start = e + 1;
+    }
+    if (spans.length <= data.short_paste) return spans;
+    var keep = {}, re = new RegExp(data.error_line, "gm"), m;
+    while ((m = re.exec(text)) !== null) {
+      i = lineOf(text, m.index) - 1;
+      keep[i] = 1; keep[i + 1] = 1;
+      if (m[0].length === 0) re.lastIndex += 1;
+    }
+    return Object.keys(keep).map(Number).sort(function (a, b) { return a - b; })
+      .filter(function (k) { return k < spans.length; }).map(function (k) { return spans[k]; });
+  }
+
+  function catalogIndex(data) {
+    if (data._byKey) return data._byKey;
+    var byKey = {};
+    data.catalog.forEach(function (row) { (byKey[row.key] = byKey[row.key] || []).push(row); });
+    data._byKey = byKey;
+    return byKey;
+  }
+
+  function cmpStr(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
+
+  function catalogMatch(text, data) {
+    var byKey = catalogIndex(data), out = [];
+    candidateLines(text, data).forEach(function (span) {
+      var line = text.slice(span[0], span[1]);
+      if (!line.trim()) return;
+      var lineNo = lineOf(text, span[0]);
+      words(line).filter(function (w) { return Object.prototype.hasOwnProperty.call(byKey, w); }).sort(cmpStr).forEach(function (w) {
+        byKey[w].forEach(function (row) {
+          var m = rx(row.pattern).exec(line);
+          if (m) out.push({ line: lineNo, start: span[0] + m.index, end: span[0] + m.index + m[0].length, excerpt: m[0].slice(0, 160), row: row });
+        });
+      });
+    });
+    out.sort(function (a, b) {
+      return (a.line - b.line) || (b.row.literal - a.row.literal) || (a.start - b.start) || cmpStr(a.row.pattern, b.row.pattern);
+    });
+    var kept = [];
+    out.forEach(function (o) {
+      var inside = kept.some(function (k) {
+        return k.line === o.line && k.start <= o.start && o.end <= k.end && k.row.literal > o.row.literal;
+      });
+      if (!inside) kept.push(o);
+    });
+    return kept;
   }
 
   function facts(text, data) {
-    var frames = [];
-    var re = new RegExp(data.frame_pattern, "gm");
-    var m;
+    text = normalize(text, data);
+    var frames = [], re = new RegExp(data.frame_pattern, "gm"), m;
     while ((m = re.exec(text)) !== null) {
-      frames.push([m[1], m[2], (m[3] || "").trim()]);
+      frames.push({ path: m[1], base: m[1].split(/[\/\\]/).pop(), fn: m[2], source: (m[3] || "").trim(), pos: m.index });
       if (m[0].length === 0) re.lastIndex += 1;
     }
     var signs = data.torch_xla_signs.filter(function (s) { return new RegExp(s[1], s[2]).test(text); })
       .map(function (s) { return s[0]; });
+    var origins = catalogMatch(text, data);
+    if (origins.some(function (o) { return o.row.sign; })) signs.push("a message only torch_xla prints");
     function version(name) {
       var pats = data.version_patterns[name];
       for (var i = 0; i < pats.length; i++) {
-        var v = firstMatch(pats[i][1], pats[i][2], text);
+        var v = new RegExp(pats[i][1], pats[i][2]).exec(text);
         if (v) return [v[1], pats[i][0]];
       }
       return [null, null];
     }
     var xla = version("torch_xla");
-    return { text: text, frames: frames, signs: signs, torch_xla: xla[0], where: xla[1], torch: version("torch")[0] };
+    var others = data.generic.other_backends.filter(function (b) { return rx(b.pattern).test(text); })
+      .map(function (b) { return b.name; });
+    return { text: text, frames: frames, signs: signs, torch_xla: xla[0], where: xla[1], torch: version("torch")[0],
+             origins: origins, others: others };
   }
 
   function describe(sig) {
@@ -45,56 +120,148 @@
     return sig.kind + " " + sig.pattern;
   }
 
+  function escapeRe(s) { return s.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&"); }
+
   function hit(sig, f) {
     var text = f.text, m, i;
     if (sig.kind === "message" || sig.kind === "check") {
-      m = firstMatch(sig.pattern, "m", text);
-      return m ? { sig: sig, excerpt: m[0].slice(0, 160), line: lineOf(text, m.index) } : null;
+      m = rx(sig.pattern, "m").exec(text);
+      return m ? { sig: sig, excerpt: m[0].slice(0, 160), line: lineOf(text, m.index), start: m.index, end: m.index + m[0].length } : null;
     }
     if (sig.kind === "frame") {
       for (i = 0; i < f.frames.length; i++) {
-        var path = f.frames[i][0], fn = f.frames[i][1];
-        var base = path.split(/[\/\\]/).pop();
-        if (new RegExp("^(?:" + sig.file + ")$").test(base) &&
-            (!sig.function || new RegExp("^(?:" + sig.function + ")$").test(fn))) {
-          return { sig: sig, excerpt: base + " in " + fn, line: lineOf(text, Math.max(text.indexOf('"' + path + '"'), 0)) };
+        var fr = f.frames[i];
+        if (full(sig.file).test(fr.base) && (!sig.function || full(sig.function).test(fr.fn))) {
+          return { sig: sig, excerpt: fr.base + " in " + fr.fn, line: lineOf(text, fr.pos), start: fr.pos, end: fr.pos + 1 };
         }
       }
       return null;
     }
     if (sig.kind === "call") {
       for (i = 0; i < f.frames.length; i++) {
-        var src = f.frames[i][2];
-        if (src && new RegExp(sig.pattern).test(src)) {
-          return { sig: sig, excerpt: src.slice(0, 160), line: lineOf(text, Math.max(text.indexOf(src), 0)) };
+        var src = f.frames[i].source;
+        if (src && rx(sig.pattern).test(src)) {
+          var pos = Math.max(text.indexOf(src, f.frames[i].pos), 0);
+          return { sig: sig, excerpt: src.slice(0, 160), line: lineOf(text, pos), start: pos, end: pos + src.length };
         }
       }
-      m = firstMatch(sig.pattern, "m", text);
-      return m ? { sig: sig, excerpt: m[0].slice(0, 160), line: lineOf(text, m.index) } : null;
+      m = rx(sig.pattern, "m").exec(text);
+      return m ? { sig: sig, excerpt: m[0].slice(0, 160), line: lineOf(text, m.index), start: m.index, end: m.index + m[0].length } : null;
     }
     if (sig.kind === "env") {
+      if (text.indexOf(sig.name) === -1) return null;
       var value = sig.pattern || "\\S*";
-      m = new RegExp("\\b" + sig.name + "\\b\\s*[=:]\\s*['\"]?(" + value + ")").exec(text);
-      if (!m && !sig.pattern) m = new RegExp("\\b" + sig.name + "\\b").exec(text);
-      return m ? { sig: sig, excerpt: m[0].slice(0, 160), line: lineOf(text, m.index) } : null;
+      m = new RegExp("\\b" + escapeRe(sig.name) + "\\b\\s*[=:]\\s*['\"]?(" + value + ")").exec(text);
+      if (!m && !sig.pattern) m = new RegExp("\\b" + escapeRe(sig.name) + "\\b").exec(text);
+      return m ? { sig: sig, excerpt: m[0].slice(0, 160), line: lineOf(text, m.index), start: m.index, end: m.index + m[0].length } : null;
     }
     return null;
   }
 
-  function order(a, b) {
-    return (a.line - b.line) || (KINDS.indexOf(a.sig.kind) - KINDS.indexOf(b.sig.kind));
+  function genericFrame(base, fn, generic) {
+    for (var i = 0; i < generic.frames.length; i++) {
+      var g = generic.frames[i];
+      if (full(g.file).test(base) && (!g.function || full(g.function).test(fn))) return g.why;
+    }
+    return "";
   }
 
-  function judge(record, f, data) {
-    var hits = record.signatures.map(function (s) { return hit(s, f); }).filter(function (h) { return h; });
-    var messages = hits.filter(function (h) { return data.message_kinds.indexOf(h.sig.kind) !== -1; });
-    if (!messages.length) return null;
-    var first = messages.slice().sort(function (a, b) {
-      return ((a.sig.kind !== "message") - (b.sig.kind !== "message")) || order(a, b);
-    })[0];
-    var context = hits.filter(function (h) { return data.context_kinds.indexOf(h.sig.kind) !== -1 && h !== first; });
-    var score = hits.reduce(function (n, h) { return n + data.weights[h.sig.kind]; }, 0);
-    return { record: record, strength: context.length ? "strong" : "possible", score: score, hits: hits.slice().sort(order) };
+  function textGeneric(excerpt, generic) {
+    var core = excerpt.replace(/^\s*(?:[\w.]+(?:Error|Exception)\s*:\s*)/, "").trim();
+    for (var i = 0; i < generic.messages.length; i++) {
+      var g = generic.messages[i];
+      if (full(g.pattern).test(core) || full(g.pattern).test(excerpt.trim())) return g.why;
+    }
+    return "";
+  }
+
+  function catalogGeneric(h, f, data) {
+    for (var i = 0; i < f.origins.length; i++) {
+      var o = f.origins[i];
+      if (o.start < h.end && h.start < o.end && o.row.generic) return "printed by a helper: " + o.row.generic;
+    }
+    if (h.sig.kind === "check" && h.excerpt.indexOf("::") !== -1) {
+      var helpers = data.helpers || [];
+      for (var k = 0; k < helpers.length; k++) {
+        if (rx("(?<![\\w])(?:\\w+::)*" + escapeRe(helpers[k][0]) + "(?![\\w])").test(h.excerpt)) return "a frame of a helper: " + helpers[k][1];
+      }
+    }
+    return "";
+  }
+
+  function isError(kind, data) { return data.message_kinds.indexOf(kind) !== -1; }
+
+  function judgeHits(record, f, data) {
+    var out = [];
+    record.signatures.forEach(function (sig) {
+      var h = hit(sig, f);
+      if (!h) return;
+      var why = sig.generic || "";
+      if (!why && isError(sig.kind, data)) why = textGeneric(h.excerpt, data.generic) || catalogGeneric(h, f, data);
+      if (!why && sig.kind === "frame") {
+        var fr = null;
+        for (var i = 0; i < f.frames.length; i++) if (f.frames[i].pos === h.start) { fr = f.frames[i]; break; }
+        why = fr ? genericFrame(fr.base, fr.fn, data.generic) : "";
+        why = why ? "an entry frame (" + why + ")" : "";
+      }
+      h.generic = why;
+      h.anchor = -1;
+      out.push(h);
+    });
+    return out;
+  }
+
+  function innermostFrame(f, pos, generic) {
+    var best = null;
+    for (var i = 0; i < f.frames.length; i++) {
+      var fr = f.frames[i];
+      if (fr.pos >= pos) break;
+      if (!genericFrame(fr.base, fr.fn, generic)) best = fr;
+    }
+    return best;
+  }
+
+  function anchor(hits, f, data) {
+    var own = hits.filter(function (h) { return h.sig.kind === "frame" && !h.generic; });
+    if (!own.length) return hits;
+    return hits.map(function (h) {
+      if (h.generic && h.sig.kind === "message") {
+        var fr = innermostFrame(f, h.start, data.generic);
+        var a = fr ? own.filter(function (o) { return o.start === fr.pos; })[0] : null;
+        if (a) return copy(h, { generic: "", anchor: a.start });
+      }
+      return h;
+    });
+  }
+
+  function copy(h, changes) {
+    var out = {};
+    Object.keys(h).forEach(function (k) { out[k] = h[k]; });
+    Object.keys(changes).forEach(function (k) { out[k] = changes[k]; });
+    return out;
+  }
+
+  function strength(hits, data) {
+    var errors = hits.filter(function (h) { return isError(h.sig.kind, data); });
+    if (!errors.length) return "";
+    var anchors = hits.filter(function (h) { return h.anchor >= 0; }).map(function (h) { return h.anchor; });
+    var specificError = errors.some(function (h) { return !h.generic; });
+    var trigger = hits.some(function (h) {
+      return !h.generic && data.trigger_kinds.indexOf(h.sig.kind) !== -1 && !(h.sig.kind === "frame" && anchors.indexOf(h.start) !== -1);
+    });
+    if (specificError && trigger) return "strong";
+    if (specificError || trigger) return "possible";
+    return "related";
+  }
+
+  function score(hits, data) {
+    return hits.reduce(function (n, h) { return n + (h.generic ? 1 : data.weights[h.sig.kind]); }, 0);
+  }
+
+  function overlaps(a, b) { return a.start < b.end && b.start < a.end; }
+
+  function order(a, b) {
+    return (a.line - b.line) || (KINDS.indexOf(a.sig.kind) - KINDS.indexOf(b.sig.kind)) || (a.start - b.start);
   }
 
   function advice(record, version) {
@@ -107,37 +274,126 @@
     return { code: "not-measured", version: v, fixed_in: fixed, verdict: measured };
   }
 
+  function encode(s) {
+    return encodeURIComponent(s).replace(/[!'()*]/g, function (c) { return "%" + c.charCodeAt(0).toString(16).toUpperCase(); });
+  }
+
+  function headline(f) {
+    if (f.origins.length) {
+      var o = f.origins[f.origins.length - 1];
+      var pieces = o.row.text.split("\u2026").filter(function (p) { return p.trim(); });
+      if (!pieces.length) return "";
+      var best = pieces[0];
+      pieces.forEach(function (p) { if (p.length > best.length) best = p; });
+      return best.trim();
+    }
+    var re = /^\s*(?:[\w.]+(?:Error|Exception|Interrupt|Exit)\b:?.*|.*Check failed:.*|.*INTERNAL ASSERT FAILED.*)$/gm, m, last = null;
+    while ((m = re.exec(f.text)) !== null) { last = m[0]; if (m[0].length === 0) re.lastIndex += 1; }
+    if (last === null) return "";
+    var line = last.trim();
+    line = line.replace(/^[\w.]*\.(?=\w+(?:Error|Exception))/, "");
+    line = line.replace(/\S*[\/\\]\S*|0x[0-9a-fA-F]+|\b\d[\d.,:_]*\b|\[[^\]]*\]|'[^']*'|"[^"]*"|<[^>]*>/g, " ");
+    line = line.replace(/\s+/g, " ").replace(/^[ :,.]+|[ :,.]+$/g, "");
+    return line.slice(0, 120);
+  }
+
+  function hitJson(h) {
+    return { kind: h.sig.kind, signature: describe(h.sig), excerpt: h.excerpt, line: h.line, generic: h.generic };
+  }
+
   /* The result as `xlakb triage --json` prints it. */
   function triage(text, data, torchXla) {
     var f = facts(text, data);
     var version = torchXla || f.torch_xla;
-    var result = { torch_xla: version || null, torch: f.torch || null,
-                   version_source: torchXla ? "given" : (f.where || null), torch_xla_signs: f.signs, matches: [] };
-    if (!f.signs.length) return result;
-    var matches = data.records.map(function (r) { return judge(r, f, data); }).filter(function (m) { return m; });
+    var judged = [];
+    data.records.forEach(function (r) {
+      var hits = judgeHits(r, f, data);
+      if (hits.some(function (h) { return isError(h.sig.kind, data); })) judged.push([r, hits]);
+    });
+    var shared = judged.map(function () { return {}; });
+    judged.forEach(function (pi, i) {
+      var group = (pi[0].lookalikes || []).concat([pi[0].id]);
+      judged.forEach(function (pj, j) {
+        if (j === i || group.indexOf(pj[0].id) !== -1) return;
+        pi[1].forEach(function (ha, a) {
+          if (!isError(ha.sig.kind, data) || ha.generic) return;
+          if (pj[1].some(function (hb) { return isError(hb.sig.kind, data) && ha.line === hb.line && overlaps(ha, hb); })) {
+            shared[i][a] = "also evidence of " + pj[0].id + " in this paste";
+          }
+        });
+      });
+    });
+    var matches = [], related = [];
+    judged.forEach(function (p, i) {
+      var r = p[0];
+      var hits = p[1].map(function (h, a) {
+        return Object.prototype.hasOwnProperty.call(shared[i], a) ? copy(h, { generic: shared[i][a] }) : h;
+      });
+      hits = anchor(hits, f, data);
+      var s = strength(hits, data);
+      if (!s) return;
+      if (s !== "related" && !f.signs.length && f.others.length) s = "related";
+      var m = { record: r, strength: s, score: score(hits, data), hits: hits.slice().sort(order), group: [], advice: advice(r, version) };
+      (s === "related" ? related : matches).push(m);
+    });
+    var strong = matches.filter(function (m) { return m.strength === "strong"; });
+    var groups = [];
+    strong.forEach(function (m) {
+      var g = (m.record.lookalikes || []).concat([m.record.id]);
+      for (var k = 0; k < groups.length; k++) {
+        if (g.some(function (x) { return groups[k].indexOf(x) !== -1; })) {
+          g.forEach(function (x) { if (groups[k].indexOf(x) === -1) groups[k].push(x); });
+          return;
+        }
+      }
+      groups.push(g.slice());
+    });
+    var ambiguous = groups.length > 1;
+    if (ambiguous) {
+      strong.forEach(function (m) { m.strength = "possible"; });
+    } else {
+      var ids = strong.map(function (m) { return m.record.id; });
+      strong.forEach(function (m) {
+        m.group = ids.filter(function (x) { return x === m.record.id || (m.record.lookalikes || []).indexOf(x) !== -1; }).sort(cmpStr);
+      });
+    }
     matches.sort(function (a, b) {
-      return ((a.strength !== "strong") - (b.strength !== "strong")) || (b.score - a.score) ||
-             (a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0);
+      return ((a.strength !== "strong") - (b.strength !== "strong")) || (b.score - a.score) || cmpStr(a.record.id, b.record.id);
     });
-    result.matches = matches.map(function (m) {
-      return { id: m.record.id, strength: m.strength, score: m.score,
-               matched: m.hits.map(function (h) {
-                 return { kind: h.sig.kind, signature: describe(h.sig), excerpt: h.excerpt, line: h.line };
-               }),
-               advice: advice(m.record, version) };
-    });
-    return result;
+    related.sort(function (a, b) { return (b.score - a.score) || cmpStr(a.record.id, b.record.id); });
+    function matchJson(m) {
+      return { id: m.record.id, strength: m.strength, score: m.score, group: m.group, matched: m.hits.map(hitJson), advice: m.advice };
+    }
+    var words = headline(f);
+    var v = version ? version.split("+")[0] : null;
+    return {
+      torch_xla: version || null, torch: f.torch || null, version_source: torchXla ? "given" : (f.where || null),
+      torch_xla_signs: f.signs, other_backends: f.others, ambiguous: ambiguous,
+      matches: matches.map(matchJson), related: related.map(matchJson),
+      origins: f.origins.map(function (o) {
+        var note = (!v || !o.row.releases) ? "" : (o.row.release_list.indexOf(v) !== -1 ? "" : "not-in-release");
+        return { line: o.line, excerpt: o.excerpt, text: o.row.text, origins: o.row.origins, places: o.row.places,
+                 releases: o.row.releases, generic: o.row.generic, sign: o.row.sign, note: note };
+      }),
+      search: words ? data.issue_search + encode('is:issue "' + words + '"') : ""
+    };
   }
 
   function adviceText(a, id, words) {
     var fix = a.fixed_in ? words.fixed.replace("{fixed_in}", a.fixed_in) : words.unfixed;
-    return words[a.code].replace(/\{version\}/g, a.version || "").replace(/\{id\}/g, id).replace("{fix}", fix);
+    var code = a.code === "no-version" ? "no-version-site" : a.code;
+    return words[code].replace(/\{version\}/g, a.version || "").replace(/\{id\}/g, id).replace("{fix}", fix);
   }
 
   function esc(s) {
     return String(s).replace(/[&<>"']/g, function (c) {
       return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
     });
+  }
+
+  /* Inline Markdown of a record's text: `code` and **bold**, everything else escaped. */
+  function md(s) {
+    return esc(s).replace(/`([^`]+)`/g, "<code>$1</code>").replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>");
   }
 
   /* The paste box: <form class="xlakb-triage" data-src="...triage.json" data-lang="en" data-records="../records/"> */
@@ -160,37 +416,71 @@
       if (!text.trim()) { out.innerHTML = "<p>" + esc(t.empty) + "</p>"; return; }
       var res = triage(text, data, version || null);
       global.xlakbLastTriage = res;
-      var byId = {};
-      data.records.forEach(function (r) { byId[r.id] = r; });
-      var html = [];
-      if (!res.torch_xla_signs.length) {
-        html.push('<p class="xlakb-triage-none">' + esc(t.no_xla) + "</p>");
-      } else if (!res.matches.length) {
-        html.push('<p class="xlakb-triage-none">' + esc(t.no_match) + "</p>");
-      }
-      html.push('<p class="xlakb-triage-version">' + esc(res.torch_xla ? t.version_found.replace("{v}", res.torch_xla) : t.no_version) + "</p>");
-      var possibleShown = false;
-      res.matches.forEach(function (m, i) {
-        var rec = byId[m.id];
-        if (m.strength === "possible" && !possibleShown) {
-          possibleShown = true;
-          html.push('<h3 class="xlakb-triage-possible">' + esc(t.possible) + "</h3>");
-        }
-        html.push('<div class="xlakb-triage-match" data-id="' + esc(m.id) + '" data-strength="' + m.strength + '">' +
-          "<h3>" + (i + 1) + '. <a href="' + esc(form.dataset.records + m.id + "/") + '">' + esc(rec.title[lang]) + "</a> " +
-          '<span class="xlakb-badge xlakb-status-' + esc(rec.status) + '">' + esc(t.strength[m.strength]) + "</span></h3>" +
-          "<ul>" + m.matched.map(function (h) {
-            return "<li>" + esc(t.matched) + " <code>" + esc(h.signature) + "</code> (" + esc(t.line) + " " + h.line + "): <code>" +
-              esc(h.excerpt) + "</code></li>";
-          }).join("") + "</ul>" +
-          '<p class="xlakb-triage-advice">' + esc(adviceText(m.advice, m.id, data.advice[lang])) + "</p>" +
-          "<p><strong>" + esc(t.workaround) + "</strong> " + esc(rec.workaround[lang]) + "</p></div>");
-      });
-      out.innerHTML = html.join("\n");
+      out.innerHTML = render(res, data, t, lang, form.dataset.records);
     });
   }
 
-  global.xlakbTriage = { triage: triage, facts: facts };
+  function hitLine(h, t) {
+    return "<li>" + esc(t.matched) + " <code>" + esc(h.signature) + "</code> (" + esc(t.line.replace("{n}", h.line)) + "): <code>" +
+      esc(h.excerpt) + "</code>" + (h.generic ? ' <span class="xlakb-generic">[' + esc(t.generic) + ": " + esc(h.generic) + "]</span>" : "") + "</li>";
+  }
+
+  function render(res, data, t, lang, recordsHref) {
+    var byId = {};
+    data.records.forEach(function (r) { byId[r.id] = r; });
+    var html = [];
+    if (!res.torch_xla_signs.length && !res.matches.length) html.push('<p class="xlakb-triage-none">' + esc(t.no_xla) + "</p>");
+    if (res.other_backends.length && !res.torch_xla_signs.length) {
+      html.push('<p class="xlakb-triage-none">' + esc(t.other_backend.replace("{names}", res.other_backends.join(", "))) + "</p>");
+    }
+    if (!res.matches.length) html.push('<p class="xlakb-triage-none">' + esc(t.no_match) + "</p>");
+    html.push('<p class="xlakb-triage-version">' + esc(res.torch_xla ? t.version_found.replace("{v}", res.torch_xla) : t.no_version) + "</p>");
+    if (res.ambiguous) html.push('<p class="xlakb-triage-ambiguous">' + esc(t.ambiguous) + "</p>");
+    var strong = res.matches.filter(function (m) { return m.strength === "strong"; });
+    if (strong.length > 1) {
+      html.push('<div class="xlakb-triage-group"><p>' + esc(t.group) + "</p><ul>" + strong.map(function (m) {
+        var tells = (byId[m.id].tells_apart || {})[lang];
+        return tells ? "<li><strong>" + esc(m.id) + "</strong>: " + md(tells) + "</li>" : "";
+      }).join("") + "</ul></div>");
+    }
+    var possibleShown = false;
+    res.matches.forEach(function (m, i) {
+      var rec = byId[m.id];
+      if (m.strength === "possible" && !possibleShown) {
+        possibleShown = true;
+        html.push('<h3 class="xlakb-triage-possible">' + esc(t.possible) + "</h3>");
+      }
+      html.push('<div class="xlakb-triage-match" data-id="' + esc(m.id) + '" data-strength="' + m.strength + '">' +
+        "<h3>" + (i + 1) + '. <a href="' + esc(recordsHref + m.id + "/") + '">' + md(rec.title[lang]) + "</a> " +
+        '<span class="xlakb-badge xlakb-strength-' + esc(m.strength) + '">' + esc(t.strength[m.strength]) + "</span></h3>" +
+        "<ul>" + m.matched.map(function (h) { return hitLine(h, t); }).join("") + "</ul>" +
+        '<p class="xlakb-triage-advice">' + md(adviceText(m.advice, m.id, data.advice[lang])) + "</p>" +
+        "<p><strong>" + esc(t.workaround) + "</strong> " + md(rec.workaround[lang]) + "</p></div>");
+    });
+    if (res.related.length) {
+      html.push('<h3 class="xlakb-triage-related">' + esc(t.related) + "</h3><ul>" + res.related.map(function (m) {
+        return '<li data-id="' + esc(m.id) + '"><a href="' + esc(recordsHref + m.id + "/") + '">' + md(byId[m.id].title[lang]) + "</a><ul>" +
+          m.matched.map(function (h) { return hitLine(h, t); }).join("") + "</ul></li>";
+      }).join("") + "</ul>");
+    }
+    if (res.origins.length) {
+      html.push('<h3 class="xlakb-triage-origins">' + esc(t.origins) + "</h3><ul>" + res.origins.map(function (o) {
+        var places = o.places.slice(0, 4).map(function (p) {
+          return "<li>" + esc(t.printed.replace("{who}", (p.file + " " + p.function).trim()).replace("{releases}", p.releases)) + "</li>";
+        }).join("");
+        if (o.origins.length === 1 && o.origins[0] === "xla") places = "<li>" + esc(t.xla_only) + " " + esc(o.releases) + "</li>";
+        return "<li>" + esc(t.line.replace("{n}", o.line)) + ": <code>" + esc(o.excerpt) + "</code><ul>" + places +
+          (o.generic ? "<li>" + esc(t.helper.replace("{why}", o.generic)) + "</li>" : "") +
+          (o.note ? "<li>" + esc(t.not_in_release.replace("{v}", res.torch_xla)) + "</li>" : "") + "</ul></li>";
+      }).join("") + "</ul>");
+    }
+    if (!strong.length && res.search) {
+      html.push('<p class="xlakb-triage-search">' + esc(t.search) + ' <a href="' + esc(res.search) + '" rel="noopener">' + esc(t.search_link) + "</a></p>");
+    }
+    return html.join("\n");
+  }
+
+  global.xlakbTriage = { triage: triage, facts: facts, normalize: normalize };
   if (typeof document !== "undefined") {
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
     else setup();

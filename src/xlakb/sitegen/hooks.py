@@ -44,6 +44,7 @@ from xlakb.sitegen import render  # noqa: E402
 
 RECORDS_MARKER = "<!-- xlakb:records -->"
 TRIAGE_DATA = "assets/triage.json"  # what the paste box matches against (xlakb.triage.export)
+PHRASES_DATA = "assets/phrases.json"  # the exact texts the search box looks for first (render.search_phrases)
 COUNT_MARKER = "<!-- xlakb:count -->"
 DEFAULT_LANG = "en"
 
@@ -259,12 +260,16 @@ def on_post_build(config) -> None:
     if plugin is not None and getattr(plugin, "building", False):
         return  # a nested per-language build; the outer one splits the index
     site = Path(config.site_dir)
+    from xlakb import catalog
     from xlakb.triage import export_record, export_records
 
     data = site / TRIAGE_DATA  # the records this build already read, with their matrices
     data.parent.mkdir(parents=True, exist_ok=True)
-    triage_data = export_records([export_record(r.data, r.measured.matrix) for r in site_records(config)])
+    triage_data = export_records([export_record(r.data, r.measured.matrix) for r in site_records(config)], catalog.load())
     data.write_text(json.dumps(triage_data, ensure_ascii=False, separators=(",", ":")), "utf-8")
+    phrases = site / PHRASES_DATA
+    phrases.write_text(json.dumps(render.search_phrases(site_records(config), _languages(config)), ensure_ascii=False,
+                                  separators=(",", ":")), "utf-8")
     path = site / "search" / "search_index.json"
     if not path.is_file():
         return

@@ -249,9 +249,24 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
         out.append(f"- {t['links']}: <{link}>")
     out.append("")
 
+    terms = record_terms(d)
+    if terms:
+        pairs = [f"{escape(z)}（{escape(e)}）" if lang == "zh" else f"{escape(e)} ({escape(z)})" for z, e in terms]
+        out.append(f'<p class="xlakb-terms">{escape(t["terms"])} {" · ".join(pairs)}</p>\n')
+
     out.append(f"## {t['contribute']} {{ #contribute }}\n")
     out.append(t["contribute_text"].format(href=contributing_href) + "\n")
     return "\n".join(out)
+
+
+def record_terms(d: dict) -> list[tuple[str, str]]:
+    """(Chinese, English) of the glossary terms a record uses in either language: shown on both pages, so a
+    search in either language finds the record."""
+    from ..glossary import used
+
+    text = " ".join([d["title"]["en"], d["summary"]["en"], *d["symptoms"]["en"], d["root_cause"]["en"],
+                     d["title"]["zh"], d["summary"]["zh"], *d["symptoms"]["zh"], d["root_cause"]["zh"]])
+    return [(term.zh, term.english) for term in used(text)]
 
 
 def matrix_intro(rec: SiteRecord, lang: str) -> str:
@@ -557,7 +572,32 @@ def triage_form(lang: str, data_src: str, records_href: str) -> str:
             f'data-search-exclude>'
             f'<script type="application/json" class="xlakb-triage-words">{words}</script>'
             f'<p><label>{escape(t["label"])}<br><textarea name="log" rows="14" placeholder="{escape(t["placeholder"])}"></textarea></label></p>'
-            f'<p><label>{escape(t["version"])} <input name="torch_xla" size="12" placeholder="2.5.1"></label> '
+            f'<p><label>{escape(t["version"])} <input name="torch_xla" size="12" placeholder="X.Y.Z"></label> '
             f'<button type="submit" class="md-button md-button--primary">{escape(t["button"])}</button></p>'
             f'<p class="xlakb-triage-private">{escape(t["private"])}</p></form>'
             f'<div class="xlakb-triage-result" data-search-exclude></div>')
+
+
+def search_phrases(records: list, languages: list[str]) -> dict:
+    """What the search box looks for as exact text before Material's word search (assets/phrases.json):
+    per language, each record's title, symptoms and the literal text of its error signatures (an error
+    string pasted into the box lands on the record that has it word for word), and the glossary (a query
+    in the other language is offered that language's pages)."""
+    from ..catalog import split_top_level
+    from ..glossary import terms
+    from ..triage import _needle, signatures_of
+
+    out: dict = {"glossary": [{"zh": t.zh, "en": list(t.en)} for t in terms()], "records": {}}
+    for lang in languages:
+        prefix = "" if lang == "en" else f"{lang}/"
+        rows = []
+        for rec in records:
+            d = rec.data
+            errors = [_needle(alt) for s in signatures_of(d) if s.kind in ("message", "check")
+                      for alt in split_top_level(s.pattern, "|", escapes=True)]
+            rows.append({"id": rec.id, "url": f"{prefix}records/{rec.id}/", "title": plain(d["title"][lang]),
+                         "errors": [e for e in errors if len(e) >= 6],
+                         "texts": [plain(d["title"][lang]), *(plain(x) for x in d["symptoms"][lang])]})
+        out["records"][lang] = rows
+    return out
+

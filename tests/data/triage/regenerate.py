@@ -14,7 +14,7 @@ still exists, else a new run through xlakb, uv runner) is trimmed and written to
 
 Trimming keeps what a user would paste: XLA's per-device INFO noise and the reproducer's own verdict
 lines are dropped, the environment's path is replaced by a plain site-packages path, and at most the
-last 160 lines are kept. The hand-written negatives (``negative/*.log``: unrelated tracebacks) are not
+last 160 lines are kept. The hand-written unrelated tracebacks (``src/xlakb/data/background/*.log``) are not
 touched.
 """
 

@@ -1,0 +1,179 @@
+"""What `xlakb triage` says, as lines of text in English or Chinese (the CLI prints them).
+
+Library code: returns strings, prints nothing. The words of the site's paste box are in ``data/ui.yaml``;
+these are the command line's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .triage import Result, advice_text, releases_note
+
+WORDS = {
+    "en": {
+        "no_sign": "no sign of torch_xla in {source} (no torch_xla frame, import, version, XLA log line or message only "
+                   "torch_xla prints): this does not look like a torch_xla problem",
+        "other_backend": "the paste shows {names} and nothing of torch_xla: records of torch_xla are not matched",
+        "version": "torch_xla {v} ({where})",
+        "no_version": "torch_xla version: not in the log (pass --torch-xla X.Y.Z)",
+        "given": "--torch-xla",
+        "from_log": "from the log: {how}",
+        "no_match": "no known record matches {source}",
+        "ambiguous": "The paste shows the errors of several unrelated records: none is named strongly.",
+        "group": "These records are look-alikes: the paste cannot tell them apart. What tells them apart:",
+        "possible": "Possible matches (an error without what triggered it, or a generic error with a trigger of the record):",
+        "related": "Related records (the paste shows only evidence they share with other bugs: not a match):",
+        "strength": {"strong": "strong", "possible": "possible", "related": "related"},
+        "score": "score",
+        "matched": "matched",
+        "line": "line",
+        "generic": "generic",
+        "workaround": "workaround",
+        "more": "more",
+        "origins": "Where the error lines come from (message catalog):",
+        "printed": "printed by {who} in {releases}",
+        "at": "at",
+        "helper": "a generic helper, seen in many bugs: {why}",
+        "not_in_release": "your release {v} does not print this text: the paste may come from another release",
+        "xla_only": "XLA's own text (in torch_xla's compiled extension; JAX prints it too)",
+        "history": "Commits that touched this message since {since} (git log -S, newest first):",
+        "history_none": "No commit touched this message since {since}.",
+        "search": "Search upstream issues for this error:",
+        "new": "Not known yet? Scaffold a record from this log: xlakb new <id> --from-log {source}",
+    },
+    "zh": {
+        "no_sign": "{source} 中没有 torch_xla 的迹象（没有 torch_xla 的调用栈、导入、版本、XLA 日志行或只有 torch_xla 才会打印的信息），"
+                   "看起来不是 torch_xla 的问题",
+        "other_backend": "粘贴的内容来自 {names}，且没有任何 torch_xla 的迹象：不与 torch_xla 的记录匹配",
+        "version": "torch_xla {v}（{where}）",
+        "no_version": "日志中没有 torch_xla 版本（可加 --torch-xla X.Y.Z）",
+        "given": "--torch-xla",
+        "from_log": "来自日志：{how}",
+        "no_match": "在 {source} 中没有匹配到已知问题",
+        "ambiguous": "粘贴的内容同时出现了几个互不相关记录的报错：不给出强匹配。",
+        "group": "这些记录彼此相似：仅凭粘贴的内容无法区分。区分方法：",
+        "possible": "可能的匹配（只有报错而没有触发它的代码，或只有通用报错加上该记录的触发条件）：",
+        "related": "相关记录（粘贴的内容只有与其他问题共有的证据，不算匹配）：",
+        "strength": {"strong": "强匹配", "possible": "可能", "related": "相关"},
+        "score": "得分",
+        "matched": "匹配",
+        "line": "第",
+        "generic": "通用",
+        "workaround": "临时解决办法",
+        "more": "详情",
+        "origins": "报错行的来源（消息目录）：",
+        "printed": "由 {who} 打印，见于 {releases}",
+        "at": "位于",
+        "helper": "通用的辅助函数，许多问题都会经过这里：{why}",
+        "not_in_release": "你的版本 {v} 不会打印这段文字：粘贴的内容可能来自其他版本",
+        "xla_only": "XLA 自身的文字（在 torch_xla 的编译扩展中；JAX 也会打印）",
+        "history": "自 {since} 以来修改过这条信息的提交（git log -S，从新到旧）：",
+        "history_none": "自 {since} 以来没有提交修改过这条信息。",
+        "search": "在上游 issue 中搜索这条报错：",
+        "new": "还没有记录？可以用这份日志生成记录草稿：xlakb new <id> --from-log {source}",
+    },
+}
+
+
+@dataclass(frozen=True)
+class Change:
+    """A commit that touched a message (from :func:`xlakb.gitrepo.commits_touching`)."""
+
+    sha: str
+    date: str
+    subject: str
+
+
+def _line_word(n: int, lang: str) -> str:
+    return f"第 {n} 行" if lang == "zh" else f"line {n}"
+
+
+def report(result: Result, *, source: str, lang: str = "en", history: dict[str, tuple[str, list[Change]]] | None = None) -> list[str]:
+    """The text of a triage result. ``history``: for an origin's text, (since, commits) read with --repo."""
+    w = WORDS[lang]
+    out: list[str] = []
+    if not result.torch_xla_signs and not result.matches:
+        out.append(w["no_sign"].format(source=source))
+    if result.other_backends and not result.torch_xla_signs:
+        out.append(w["other_backend"].format(names=", ".join(result.other_backends)))
+    v = result.torch_xla_version
+    if v:
+        where = w["given"] if result.version_source == "given" else w["from_log"].format(how=result.version_source)
+        out.append(w["version"].format(v=v, where=where))
+    else:
+        out.append(w["no_version"])
+    if not result.matches:
+        out.append(w["no_match"].format(source=source))
+    if result.ambiguous:
+        out.append(w["ambiguous"])
+    strong = result.strong
+    if len(strong) > 1:
+        out.append("")
+        out.append(w["group"])
+        for m in strong:
+            tells = m.record.get("tells_apart", {}).get(lang)
+            if tells:
+                out.append(f"  - {m.id}: {' '.join(tells.split()) if lang == 'en' else tells.strip()}")
+    shown_possible = False
+    for n, m in enumerate(result.matches, 1):
+        if m.strength == "possible" and not shown_possible:
+            shown_possible = True
+            out.append("")
+            out.append(w["possible"])
+        out.extend(_match_lines(n, m, lang))
+    if result.related:
+        out.append("")
+        out.append(w["related"])
+        for m in result.related:
+            out.append(f"  - {m.id} [{m.record['status']}] — {m.record['title'][lang]}")
+            for h in m.hits:
+                out.append(f"      {w['matched']} {h.signature.describe()} ({_line_word(h.line, lang)}): {h.excerpt}"
+                           + (f"  [{w['generic']}: {h.generic}]" if h.generic else ""))
+    if result.origins:
+        out.append("")
+        out.append(w["origins"])
+        seen = set()
+        for o in result.origins:
+            if (o.line, o.row["pattern"]) in seen:
+                continue
+            seen.add((o.line, o.row["pattern"]))
+            out.append(f"  {_line_word(o.line, lang)}: {o.excerpt}")
+            if o.row["origins"] == ["xla"]:
+                out.append(f"      {w['xla_only']}, {o.row['releases']}")
+            for p in o.row["places"][:4]:
+                out.append("      " + w["printed"].format(who=f"{p['file']} {p['function']}".strip(), releases=p["releases"]))
+            if len(o.row["places"]) > 4:
+                out.append(f"      (+{len(o.row['places']) - 4})")
+            if o.row["generic"]:
+                out.append("      " + w["helper"].format(why=o.row["generic"]))
+            if releases_note(o, result.torch_xla_version):
+                out.append("      " + w["not_in_release"].format(v=result.torch_xla_version))
+            if history and o.row["text"] in history:
+                since, changes = history[o.row["text"]]
+                if changes:
+                    out.append("      " + w["history"].format(since=since))
+                    out.extend(f"        {c.sha[:10]} {c.date} {c.subject}" for c in changes[:10])
+                else:
+                    out.append("      " + w["history_none"].format(since=since))
+    if not result.strong and result.search:
+        out.append("")
+        out.append(w["search"])
+        out.append(f"  {result.search}")
+    if not result.matches:
+        out.append(w["new"].format(source=source if source not in ("standard input",) else "crash.log"))
+    return out
+
+
+def _match_lines(n: int, m, lang: str) -> list[str]:
+    w = WORDS[lang]
+    rec = m.record
+    out = ["", f"{n}. {rec['id']} [{rec['status']}] — {rec['title'][lang]}  ({w['strength'][m.strength]}, {w['score']} {m.score})"]
+    for h in m.hits:
+        out.append(f"   {w['matched']} {h.signature.describe()} ({_line_word(h.line, lang)}): {h.excerpt}"
+                   + (f"  [{w['generic']}: {h.generic}]" if h.generic else ""))
+    out.append(f"   {advice_text(m, lang)}")
+    workaround = rec["workaround"][lang]
+    out.append(f"   {w['workaround']}: {' '.join(workaround.split()) if lang == 'en' else workaround.strip()}")
+    out.append(f"   {w['more']}: xlakb show {rec['id']}{' --lang zh' if lang == 'zh' else ''}")
+    return out
