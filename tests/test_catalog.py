@@ -204,3 +204,37 @@ def test_the_shipped_catalog_covers_every_release():
     assert ("Check failed: xtensor", "GetXlaTensor") in texts
     lazy = [e for e in cat.entries if e.origin == "lazy" and e.template.startswith("Expecting scope to be empty")]
     assert lazy and lazy[0].file.startswith("torch/csrc/lazy/")
+
+
+def test_catalog_build_command_writes_the_catalog(tmp_path):
+    import sys
+
+    repo = _xla_repo(tmp_path)
+    house = tmp_path / "wheels"
+    for v in ("2.1.0", "2.2.0"):
+        _xla_wheel(house, v, ["Check failed: xtensor "])
+    out = tmp_path / "catalog.jsonl"
+    r = subprocess.run([sys.executable, "-m", "xlakb", "catalog", "build", "--wheels", str(house), "--repo", str(repo),
+                        "--out", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "[1/2] torch_xla 2.1.0" in r.stderr and f"wrote {out}" in r.stdout and "for torch_xla 2.1.0–2.2.0" in r.stdout
+    assert Catalog.loads(out.read_text()).releases == ("2.1.0", "2.2.0")
+    r = subprocess.run([sys.executable, "-m", "xlakb", "catalog", "build", "--wheels", str(tmp_path / "none"), "--repo", str(repo),
+                        "--out", str(out)], capture_output=True, text=True)
+    assert r.returncode == 1 and "no torch_xla wheels" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_triage_with_repo_lists_the_commits_that_touched_a_message_since_the_release(tmp_path):
+    import sys
+
+    repo = _xla_repo(tmp_path)  # v2.1.0 and v2.2.0 both hold XLA_CHECK(xtensor)
+    bridge = repo / "torch_xla" / "csrc" / "aten_xla_bridge.cpp"
+    bridge.write_text(bridge.read_text().replace("XLA_CHECK(xtensor)", "XLA_CHECK_OK(CheckXlaTensor(xtensor))"))
+    _git(repo, "commit", "-q", "-am", "Improve the error message of GetXlaTensor (#9520)")
+    paste = "torch_xla==2.2.0\nRuntimeError: torch_xla/csrc/aten_xla_bridge.cpp:110 : Check failed: xtensor \n"
+    root = Path(__file__).resolve().parent.parent
+    r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(root), "triage", "-", "--repo", str(repo)],
+                       input=paste, capture_output=True, text=True)
+    assert r.returncode == 1, r.stderr
+    assert "Commits that touched this message since v2.2.0" in r.stdout
+    assert "Improve the error message of GetXlaTensor (#9520)" in r.stdout and " bridge" not in r.stdout.split("since v2.2.0")[1]
