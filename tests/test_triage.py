@@ -456,3 +456,20 @@ def test_new_from_log_takes_signatures_a_record_can_use(kb, tmp_path):
     assert re.search(data["signatures"][0]["message"], "TypeError: unhashable type: 'dict'")
     r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "validate"], capture_output=True, text=True)
     assert "my-bug.yaml" not in r.stdout or "signatures" not in r.stdout, r.stdout
+
+
+def test_every_reason_evidence_is_generic_reads_in_chinese():
+    """The generic lists' reasons and the engine's own words, through the Chinese table of data/ui.yaml."""
+    import re
+
+    from xlakb.triage import GENERIC
+    from xlakb.triage_report import reason
+
+    han = re.compile(r"[\u4e00-\u9fff]")
+    whys = [g["why"] for g in GENERIC["frames"] + GENERIC["messages"]]
+    for text in ([f"an entry frame ({w})" for w in whys] + whys + [
+            "also evidence of some-bug", "also evidence of some-bug in this paste", "also in an unrelated log (a.log)",
+            "printed by a helper: a.cpp F (12 call sites)", "a frame of a helper: A::B (an accessor in a header)",
+            "printed from 3 places"]):
+        zh = reason(text, "zh")
+        assert han.search(zh) and not re.search(r"\b(also|evidence|frame|printed|helper|every|any|call sites)\b", zh), (text, zh)

@@ -112,6 +112,14 @@ def cmd_list(args) -> int:
     return 0
 
 
+def _ui(lang: str) -> dict:
+    """The interface words of ``lang`` (data/ui.yaml, shared with the site)."""
+    import yaml
+    from importlib import resources
+
+    return yaml.safe_load((resources.files("xlakb") / "data" / "ui.yaml").read_text("utf-8"))[lang]
+
+
 def cmd_show(args) -> int:
     from .records import load_record
     from .results import load_matrix
@@ -121,28 +129,31 @@ def cmd_show(args) -> int:
     lang = args.lang
     zh = lang == "zh"
     label = (lambda en, z: z if zh else en)
+    ui = _ui(lang)
+    colon = ui["colon"]
     print(f"{rec.id} — {rec.text('title', lang)}")
-    print(f"{label('status', '状态')}: {rec.status}   {label('component', '组件')}: {rec.component}   tags: {', '.join(rec.tags)}")
+    print(f"{label('status', '状态')}{colon}{ui['status'].get(rec.status, rec.status) if zh else rec.status}   {label('component', '组件')}{colon}"
+          f"{rec.component}   {label('tags', '标签')}{colon}{', '.join(rec.tags)}")
     print()
     print(rec.text("summary", lang).strip())
-    print(f"\n{label('Symptoms', '症状')}:")
+    print(f"\n{label('Symptoms', '症状')}{colon}")
     for s in rec.text("symptoms", lang):
         print(f"  - {s}")
-    print(f"\n{label('Root cause', '根本原因')}:\n  {rec.text('root_cause', lang).strip()}")
-    print(f"\n{label('Workaround', '临时解决办法')}:\n  {rec.text('workaround', lang).strip()}")
+    print(f"\n{label('Root cause', '根本原因')}{colon}\n  {rec.text('root_cause', lang).strip()}")
+    print(f"\n{label('Workaround', '临时解决办法')}{colon}\n  {rec.text('workaround', lang).strip()}")
     versions = rec.data["versions"]
-    print(f"\n{label('Affected (claimed)', '受影响版本（记录所称）')}: torch_xla {versions['affected']}"
+    print(f"\n{label('Affected (claimed)', '受影响版本（记录所称）')}{colon}torch_xla  {versions['affected']}"
           + (f"; {label('fixed in', '修复于')} {versions['fixed_in']}" if versions.get("fixed_in") else ""))
     matrix = load_matrix(root, rec.id)
     if matrix:
-        cells = ", ".join(f"{r['candidate']}={r['verdict']}" for r in matrix["results"])
-        print(f"{label('Measured', '实测')}: {cells}")
+        cells = ", ".join(f"{r['candidate']}={ui['verdict'].get(r['verdict'], r['verdict'])}" for r in matrix["results"])
+        print(f"{label('Measured', '实测')}{colon}{cells}")
     up = rec.data["upstream"]
     links = [rec.upstream_url(n) for n in up.get("issues", [])] + [rec.upstream_url(n, "pull") for n in up.get("fixed_by", [])]
     if links:
-        print(f"\n{label('Upstream', '上游')}: " + " ".join(links))
+        print(f"\n{label('Upstream', '上游')}{colon}" + " ".join(links))
     env = " ".join(f"{k}={v}" for k, v in rec.env_vars.items())
-    print(f"\n{label('Reproduce', '复现')}: PJRT_DEVICE=CPU CPU_NUM_DEVICES={rec.devices} {env + ' ' if env else ''}python {rec.reproducer['path']}")
+    print(f"\n{label('Reproduce', '复现')}{colon}PJRT_DEVICE=CPU CPU_NUM_DEVICES={rec.devices} {env + ' ' if env else ''}python {rec.reproducer['path']}")
     print(f"  xlakb repro {rec.id} --torch-xla <version>")
     return 0
 

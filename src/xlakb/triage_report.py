@@ -6,6 +6,7 @@ these are the command line's.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .triage import Result, advice_text, releases_note
@@ -85,8 +86,47 @@ class Change:
     subject: str
 
 
+def _ui_triage(lang: str) -> dict:
+    import yaml
+    from importlib import resources
+
+    return yaml.safe_load((resources.files("xlakb") / "data" / "ui.yaml").read_text("utf-8"))[lang]["triage"]
+
+
+_UI = {lang: _ui_triage(lang) for lang in WORDS}
+
+
+def _status_names(lang: str) -> dict:
+    import yaml
+    from importlib import resources
+
+    return yaml.safe_load((resources.files("xlakb") / "data" / "ui.yaml").read_text("utf-8"))[lang]["status"]
+
+
+# English keeps the status as the CLI spells it (`xlakb list --status fixed`); Chinese names it
+_STATUS = {"en": {}, "zh": _status_names("zh")}
+
+
+def reason(text: str, lang: str) -> str:
+    """Why evidence is generic, in ``lang`` (the same table the site's paste box uses, data/ui.yaml)."""
+    for pattern, repl in _UI[lang].get("reasons") or ():
+        text = re.sub(pattern, re.sub(r"\$(\d)", r"\\\1", repl), text)
+    return text
+
+
+def _hit(h, lang: str) -> str:
+    w = WORDS[lang]
+    what = h.signature.describe()[len(h.signature.kind) + 1:]
+    return (f"{w['matched']} {_UI[lang]['kinds'][h.signature.kind]} {what} {_paren(_line_word(h.line, lang), lang)}: {h.excerpt}"
+            + (f"  [{w['generic']}: {reason(h.generic, lang)}]" if h.generic else ""))
+
+
 def _line_word(n: int, lang: str) -> str:
     return f"第 {n} 行" if lang == "zh" else f"line {n}"
+
+
+def _paren(text: str, lang: str) -> str:
+    return f"（{text}）" if lang == "zh" else f"({text})"
 
 
 def report(result: Result, *, source: str, lang: str = "en", history: dict[str, tuple[str, list[Change]]] | None = None) -> list[str]:
@@ -126,10 +166,9 @@ def report(result: Result, *, source: str, lang: str = "en", history: dict[str, 
         out.append("")
         out.append(w["related"])
         for m in result.related:
-            out.append(f"  - {m.id} [{m.record['status']}] — {m.record['title'][lang]}")
+            out.append(f"  - {m.id} [{_STATUS[lang].get(m.record['status'], m.record['status'])}] — {m.record['title'][lang]}")
             for h in m.hits:
-                out.append(f"      {w['matched']} {h.signature.describe()} ({_line_word(h.line, lang)}): {h.excerpt}"
-                           + (f"  [{w['generic']}: {h.generic}]" if h.generic else ""))
+                out.append(f"      {_hit(h, lang)}")
     if result.origins:
         out.append("")
         out.append(w["origins"])
@@ -146,7 +185,7 @@ def report(result: Result, *, source: str, lang: str = "en", history: dict[str, 
             if len(o.row["places"]) > 4:
                 out.append(f"      (+{len(o.row['places']) - 4})")
             if o.row["generic"]:
-                out.append("      " + w["helper"].format(why=o.row["generic"]))
+                out.append("      " + w["helper"].format(why=reason(o.row["generic"], lang)))
             if releases_note(o, result.torch_xla_version):
                 out.append("      " + w["not_in_release"].format(v=result.torch_xla_version))
             if history and o.row["text"] in history:
@@ -168,10 +207,10 @@ def report(result: Result, *, source: str, lang: str = "en", history: dict[str, 
 def _match_lines(n: int, m, lang: str) -> list[str]:
     w = WORDS[lang]
     rec = m.record
-    out = ["", f"{n}. {rec['id']} [{rec['status']}] — {rec['title'][lang]}  ({w['strength'][m.strength]}, {w['score']} {m.score})"]
+    status = _STATUS[lang].get(rec["status"], rec["status"])
+    out = ["", f"{n}. {rec['id']} [{status}] — {rec['title'][lang]}  {_paren(w['strength'][m.strength] + ', ' + w['score'] + ' ' + str(m.score), lang)}"]
     for h in m.hits:
-        out.append(f"   {w['matched']} {h.signature.describe()} ({_line_word(h.line, lang)}): {h.excerpt}"
-                   + (f"  [{w['generic']}: {h.generic}]" if h.generic else ""))
+        out.append(f"   {_hit(h, lang)}")
     out.append(f"   {advice_text(m, lang)}")
     workaround = rec["workaround"][lang]
     out.append(f"   {w['workaround']}: {' '.join(workaround.split()) if lang == 'en' else workaround.strip()}")

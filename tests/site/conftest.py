@@ -83,6 +83,7 @@ def browser(tmp_path_factory):
     for flag in CHROMIUM_FLAGS:
         options.add_argument(flag)
     options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # console errors, read by the tests
     driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
     driver.set_page_load_timeout(30)
     yield driver

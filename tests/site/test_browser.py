@@ -260,3 +260,91 @@ def test_paste_box_shows_strong_matches_advice_and_workaround(browser, server, l
     browser.find_element(By.CSS_SELECTOR, "form.xlakb-triage button[type=submit]").click()
     assert browser.find_elements(By.CSS_SELECTOR, ".xlakb-triage-none")
     assert not browser.find_elements(By.CSS_SELECTOR, ".xlakb-triage-match")
+
+
+# -- a site for people: what a visitor with an error meets, in both languages ------------------------------
+def _luminance(rgb: tuple[float, ...]) -> float:
+    def channel(c: float) -> float:
+        c = c / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    return 0.2126 * channel(rgb[0]) + 0.7152 * channel(rgb[1]) + 0.0722 * channel(rgb[2])
+
+
+def _contrast(fg: str, bg: str) -> float:
+    import re
+
+    a, b = (tuple(float(x) for x in re.findall(r"[\d.]+", c)[:3]) for c in (fg, bg))
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def _console_errors(browser) -> list[str]:
+    return [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_paste_page_and_the_coverage_map_are_reached_from_the_home_page(browser, server, width, lang):
+    from selenium.webdriver.common.by import By
+
+    prefix = "" if lang == "en" else "zh/"
+    browser.set_window_size(width, 900)
+    try:
+        for target in ("triage", "coverage"):
+            browser.get(server + prefix)
+            button = next(a for a in browser.find_elements(By.CSS_SELECTOR, ".xlakb-start a")
+                          if a.get_attribute("href").rstrip("/").endswith(target))
+            assert button.is_displayed() and button.size["width"] > 40
+            button.click()
+            wait(browser, lambda d: urlsplit(d.current_url).path == f"/{prefix}{target}/")
+        if width >= 1220:  # the site's navigation is shown beside the page on a wide screen
+            nav = browser.find_element(By.CSS_SELECTOR, ".md-sidebar--primary .md-nav")
+            assert nav.is_displayed()
+    finally:
+        browser.set_window_size(1280, 900)
+
+
+def test_every_page_reads_right_without_colour_or_a_mouse(browser, server, layout):
+    """On every page of the real records and the hand-written pages, in both languages: no console error
+    (the sitemap requests included), no raw Markdown backtick in the text, no space between two Chinese
+    characters on a Chinese page, and every verdict cell says what it means in words or a symbol, named for
+    screen readers in the page's language, with text at WCAG AA contrast."""
+    import re
+
+    from selenium.webdriver.common.by import By
+
+    from sitetest import record_ids
+
+    # (innerText puts a tab, not a space, between two table cells)
+    stray = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef] +[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+    real = [rid for rid in record_ids(layout) if not rid.startswith("synthetic-")]
+    pages = ["", "triage/", "coverage/", "contributing/"] + [f"records/{rid}/" for rid in real]
+    english_words = re.compile(r"\b(reproduced|not reproduced|not measured|untestable|exit \d)\b")
+    browser.get_log("browser")  # drop what earlier tests left
+    for lang, prefix in (("en", ""), ("zh", "zh/")):
+        for page in pages:
+            browser.get(server + prefix + page)
+            text = browser.execute_script(
+                "var a = document.querySelector('article').cloneNode(true);"
+                "a.querySelectorAll('pre, .highlight, form').forEach(function (e) { e.remove(); });"
+                "a.querySelectorAll('code').forEach(function (e) { e.textContent = 'CODE'; });"
+                "return a.innerText;")
+            assert "`" not in text, (prefix + page, text[max(0, text.find("`") - 80):text.find("`") + 80])
+            if lang == "zh":
+                m = stray.search(text)
+                assert not m, (page, text[max(0, m.start() - 30):m.end() + 30])
+            cells = browser.find_elements(By.CSS_SELECTOR, ".xlakb-heat, .xlakb-cell, td.xlakb-verdict")
+            for cell in cells[:60]:
+                label = cell.get_attribute("aria-label") or cell.text
+                assert cell.text.strip(), (page, cell.get_attribute("outerHTML"))
+                assert label.strip(), (page, cell.get_attribute("outerHTML"))
+                if lang == "zh" and cell.get_attribute("aria-label"):
+                    assert not english_words.search(cell.get_attribute("aria-label")), cell.get_attribute("aria-label")
+                fg, bg = cell.value_of_css_property("color"), cell.value_of_css_property("background-color")
+                if "rgba(0, 0, 0, 0)" not in bg:
+                    assert _contrast(fg, bg) >= 4.5, (page, cell.get_attribute("data-verdict"), fg, bg)
+            for badge in browser.find_elements(By.CSS_SELECTOR, ".xlakb-badge")[:5]:
+                fg, bg = badge.value_of_css_property("color"), badge.value_of_css_property("background-color")
+                assert _contrast(fg, bg) >= 4.5, (page, badge.text, fg, bg)
+            errors = _console_errors(browser)
+            assert not errors, (prefix + page, errors)

@@ -375,7 +375,7 @@ def test_component_pages_in_both_languages(layout, built):
     page = read(built / "records" / rid / "index.html")
     assert f'href="../../components/{records[rid]["component"]}/"' in page
     home = read(built / "index.html")
-    assert f'<span class="xlakb-strip xlakb-heatstrip" data-record="{rid}">' in home
+    assert f'<span class="xlakb-strip xlakb-heatstrip" data-record="{rid}" role="group"' in home
 
 
 def test_no_page_loads_anything_from_another_host(built):

@@ -420,9 +420,17 @@
     });
   }
 
+  /* Why evidence is generic, in the page's language (the result itself keeps the engine's words). */
+  function reason(text, t) {
+    (t.reasons || []).forEach(function (r) { text = text.replace(new RegExp(r[0], "g"), r[1]); });
+    return text;
+  }
+
   function hitLine(h, t) {
-    return "<li>" + esc(t.matched) + " <code>" + esc(h.signature) + "</code> (" + esc(t.line.replace("{n}", h.line)) + "): <code>" +
-      esc(h.excerpt) + "</code>" + (h.generic ? ' <span class="xlakb-generic">[' + esc(t.generic) + ": " + esc(h.generic) + "]</span>" : "") + "</li>";
+    var what = h.signature.slice(h.kind.length + 1);
+    return "<li>" + esc(t.matched) + " " + esc(t.kinds[h.kind] || h.kind) + " <code>" + esc(what) + "</code> (" +
+      esc(t.line.replace("{n}", h.line)) + "): <code>" + esc(h.excerpt) + "</code>" +
+      (h.generic ? ' <span class="xlakb-generic">[' + esc(t.generic) + ": " + esc(reason(h.generic, t)) + "]</span>" : "") + "</li>";
   }
 
   function render(res, data, t, lang, recordsHref) {
@@ -470,7 +478,7 @@
         }).join("");
         if (o.origins.length === 1 && o.origins[0] === "xla") places = "<li>" + esc(t.xla_only) + " " + esc(o.releases) + "</li>";
         return "<li>" + esc(t.line.replace("{n}", o.line)) + ": <code>" + esc(o.excerpt) + "</code><ul>" + places +
-          (o.generic ? "<li>" + esc(t.helper.replace("{why}", o.generic)) + "</li>" : "") +
+          (o.generic ? "<li>" + esc(t.helper.replace("{why}", reason(o.generic, t))) + "</li>" : "") +
           (o.note ? "<li>" + esc(t.not_in_release.replace("{v}", res.torch_xla)) + "</li>" : "") + "</ul></li>";
       }).join("") + "</ul>");
     }

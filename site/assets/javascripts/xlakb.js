@@ -31,7 +31,11 @@
         row.hidden = !ok;
         if (ok && row.dataset.id) shown += 1;  // group headings (coverage) are not records
       });
-      if (count) count.textContent = String(shown);
+      if (count) {
+        count.textContent = String(shown);
+        var word = count.parentNode.querySelector(".xlakb-count-word");
+        if (word) word.textContent = shown === 1 ? count.parentNode.dataset.one : count.parentNode.dataset.many;
+      }
       var query = new URLSearchParams();
       Object.keys(want).forEach(function (k) { if (want[k]) query.set(k, want[k]); });
       var search = query.toString();

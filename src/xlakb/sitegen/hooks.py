@@ -25,6 +25,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -231,14 +232,26 @@ def on_serve(server, config, builder):
 _CONFIG_SCRIPT = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.S)
 
 
+_LANGUAGE_LINK = re.compile(r'(<a href=")(/[^"]*)(" hreflang="[^"]+" class="md-select__link">)')
+_ALTERNATE = re.compile(r'(<link rel="alternate" href=")[^"]*(" hreflang=")([^"]+)(">)')
+
+
 @event_priority(-200)
 def on_post_page(output: str, page, config) -> str:
-    """Point the pages of a non-default language at that language's own search index.
+    """Language links relative to the page (the i18n plugin writes ``/zh/`` without a site_url, which leaves
+    a site served from a sub-path), and the pages of a non-default language pointed at that language's
+    own search index.
 
     Material loads ``search/search_index.json`` relative to ``config.base``; for
     ``/zh/...`` pages that base becomes ``/zh/``, where :func:`on_post_build` writes
     the Chinese index whose locations are relative to ``/zh/``.
     """
+    output = _LANGUAGE_LINK.sub(lambda m: m.group(1) + get_relative_url(m.group(2).lstrip("/") or ".", page.url) + m.group(3),
+                                output)
+    # Material's language switcher reads the sitemap of each <link rel="alternate">: point them at the
+    # language roots (where a sitemap is), not at the page in the other language (where none is)
+    output = _ALTERNATE.sub(lambda m: m.group(1) + get_relative_url("." if m.group(3) == DEFAULT_LANG else f"{m.group(3)}/",
+                                                                    page.url) + m.group(2) + m.group(3) + m.group(4), output)
     lang = _lang(config)
     if lang == DEFAULT_LANG:
         return output
@@ -270,6 +283,14 @@ def on_post_build(config) -> None:
     phrases = site / PHRASES_DATA
     phrases.write_text(json.dumps(render.search_phrases(site_records(config), _languages(config)), ensure_ascii=False,
                                   separators=(",", ":")), "utf-8")
+    icon = site / "assets" / "images" / "favicon.png"  # browsers ask for /favicon.ico whatever the page links
+    if icon.is_file() and not (site / "favicon.ico").exists():
+        shutil.copyfile(icon, site / "favicon.ico")
+    for lang in _languages(config):  # Material's language switcher reads the sitemap beside each language's pages
+        if lang != DEFAULT_LANG:
+            for name in ("sitemap.xml", "sitemap.xml.gz"):
+                if (site / name).is_file() and (site / lang).is_dir():
+                    shutil.copyfile(site / name, site / lang / name)
     path = site / "search" / "search_index.json"
     if not path.is_file():
         return

@@ -146,9 +146,9 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
     }))
     out.append(f"# {d['title'][lang]}\n")
     out.append(
-        f'<p class="xlakb-meta" data-record="{escape(rid)}">{status_badge(d["status"], lang)} '
-        f'<span class="xlakb-component">{escape(t["component"])}: <a href="../../components/{escape(d["component"])}/">{_code(d["component"])}</a></span> '
-        f'<span class="xlakb-id">{escape(t["record_id"])}: {_code(rid)}</span></p>\n'
+        f'<p class="xlakb-meta" data-record="{escape(rid)}">{status_badge(d["status"], lang)}'
+        f'<span class="xlakb-component">{escape(t["component"])}{t["colon"]}<a href="../../components/{escape(d["component"])}/">{_code(d["component"])}</a></span>'
+        f'<span class="xlakb-id">{escape(t["record_id"])}{t["colon"]}{_code(rid)}</span></p>\n'
     )
     out.append(d["summary"][lang].strip() + "\n")
 
@@ -165,7 +165,7 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
         for sig in evidence:
             what = (f"{sig.file}" + (f" :: {sig.function}" if sig.function else "") if sig.kind == "frame"
                     else sig.name + (f"={sig.pattern}" if sig.pattern else "") if sig.kind == "env" else sig.pattern)
-            out.append(f"- {t['kind_names'][sig.kind]}: {_md_code(what)}")
+            out.append(f"- {t['kind_names'][sig.kind]}{t['colon']}{_md_code(what)}")
         out.append("")
     out.append(t["signatures_intro"] + "\n")
     out.extend(f"- {_md_code(p)}" for p in dict.fromkeys(d["reproducer"]["signatures"]))
@@ -192,8 +192,8 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
 
     repro = d["reproducer"]
     out.append(f"## {t['reproducer']} {{ #reproducer }}\n")
-    out.append(f"- {t['fidelity']}: {t['fidelity_names'].get(repro['fidelity'], repro['fidelity'])}")
-    out.append(f"- {t['timeout']}: {repro['timeout']} s")
+    out.append(f"- {t['fidelity']}{t['colon']}{t['fidelity_names'].get(repro['fidelity'], repro['fidelity'])}")
+    out.append(f"- {t['timeout']}{t['colon']}{repro['timeout']} s")
     out.append("")
     if repro.get("proxy_checks"):
         out.append(f'!!! note "{t["proxy_checks"]}"\n')
@@ -216,11 +216,11 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
 
     out.append(f"## {t['versions']} {{ #versions }}\n")
     v = d["versions"]
-    out.append(f"- {t['claimed_affected']}: {_md_code(v['affected'])}")
+    out.append(f"- {t['claimed_affected']}{t['colon']}{_md_code(v['affected'])}")
     if v.get("fixed_in"):
-        out.append(f"- {t['fixed_in']}: {_md_code(v['fixed_in'])}")
+        out.append(f"- {t['fixed_in']}{t['colon']}{_md_code(v['fixed_in'])}")
     if v.get("nightly_fixed"):
-        out.append(f"- {t['nightly_fixed']}: {_md_code(str(v['nightly_fixed']))}")
+        out.append(f"- {t['nightly_fixed']}{t['colon']}{_md_code(str(v['nightly_fixed']))}")
     out.append("")
     if v.get("notes"):
         out.append(v["notes"][lang].strip() + "\n")
@@ -244,15 +244,16 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
         numbers = up.get(key) or []
         if numbers:
             links = ", ".join(f"[{repo}#{n}]({_gh(repo, kind, n)})" for n in numbers)
-            out.append(f"- {t[key]}: {links}")
+            out.append(f"- {t[key]}{t['colon']}{links}")
     for link in up.get("links", []):
-        out.append(f"- {t['links']}: <{link}>")
+        out.append(f"- {t['links']}{t['colon']}<{link}>")
     out.append("")
 
     terms = record_terms(d)
     if terms:
         pairs = [f"{escape(z)}（{escape(e)}）" if lang == "zh" else f"{escape(e)} ({escape(z)})" for z, e in terms]
-        out.append(f'<p class="xlakb-terms">{escape(t["terms"])} {" · ".join(pairs)}</p>\n')
+        gap = "" if lang == "zh" else " "  # a Chinese colon needs no space after it
+        out.append(f'<p class="xlakb-terms">{escape(t["terms"])}{gap}{" · ".join(pairs)}</p>\n')
 
     out.append(f"## {t['contribute']} {{ #contribute }}\n")
     out.append(t["contribute_text"].format(href=contributing_href) + "\n")
@@ -289,7 +290,8 @@ def matrix_table(rec: SiteRecord, lang: str) -> str:
         claim_text = {True: t["claim_affected"], False: t["claim_fixed"], None: t["claim_none"]}[c]
         disagree = (c is True and r["verdict"] == "not-reproduced") or (c is False and r["verdict"] == "reproduced")
         mark = f' <span class="xlakb-disagree" title="{escape(t["disagrees"])}">⚠</span>' if disagree else ""
-        title = f' title="{escape(r.get("detail", ""))}"' if r.get("detail") else ""
+        detail_text, detail_html = _detail(r.get("detail", ""), lang)
+        title = f' title="{escape(detail_text)}"' if detail_text else ""
         # Lean markup: every record page in every language carries one.
         rows.append(
             f'<tr data-candidate="{escape(r["candidate"])}">\n'
@@ -298,19 +300,38 @@ def matrix_table(rec: SiteRecord, lang: str) -> str:
             + verdict_cell(r["verdict"], lang, title)
             + f"\n<td>{escape(claim_text)}{mark}</td>\n"
             f'<td>{escape(_date(r.get("measured_at")))}</td>\n'
-            f'<td class="xlakb-detail">{escape(r.get("detail", ""))}</td>\n'
+            f'<td class="xlakb-detail">{detail_html}</td>\n'
             "</tr>"
         )
-    legend = " ".join(
-        f'<span class="xlakb-verdict xlakb-verdict-{v}">{escape(t["verdict"][v])}</span>' for v in t["verdict"]
+    legend = " · ".join(
+        f'<span class="xlakb-verdict xlakb-verdict-{v}">{escape(t["symbol"][v])} {escape(t["verdict"][v])}</span>' for v in t["verdict"]
     )
     return (
         f'<table class="xlakb-matrix" data-record="{escape(rec.id)}" data-search-exclude>\n'
         f'<thead><tr><th>{t["th_release"]}</th><th>{t["th_torch"]}</th><th>{t["th_verdict"]}</th>'
         f'<th>{escape(t["th_claim"])}</th><th>{escape(t["th_date"])}</th><th>{escape(t["th_detail"])}</th></tr></thead>'
         f'<tbody>\n{chr(10).join(rows)}\n</tbody></table>\n'
-        f'<p class="xlakb-legend">{escape(t["legend"])}: {legend}</p>'
+        f'<p class="xlakb-legend">{escape(t["legend"])}{t["colon"]}{legend}</p>'
     )
+
+
+_DETAIL = re.compile(r"^exit (-?\d+)(?:(, signature matched: )|(: ))?(.*)$", re.S)
+
+
+def _detail(detail: str, lang: str) -> tuple[str, str]:
+    """A probe's detail (``exit 1, signature matched: <output>``) in the page's language: the runner's words
+    translated, the program's own output quoted as code. (plain text for a tooltip, HTML)"""
+    m = _DETAIL.match(detail or "")
+    if not m:
+        return detail or "", escape(detail or "")
+    t = UI[lang]
+    head = t["detail_exit"].format(code=m.group(1))
+    if m.group(2):
+        head += t["detail_matched"]
+    elif m.group(3):
+        head += t["detail_said"]
+    rest = m.group(4)
+    return head + rest, escape(head) + (_code(rest) if rest else "")
 
 
 def _inline_md_code(text: str) -> str:
@@ -323,23 +344,57 @@ def _confidence_item(report: dict, t: dict) -> str:
     if not conf:
         return ""
     reasons = "; ".join(escape(str(x)) for x in report.get("confidence_reasons", []))
-    return (f"<li>{escape(t['confidence'])}: <strong>{escape(t['confidence_names'].get(conf, conf))}</strong>"
+    return (f"<li>{escape(t['confidence'])}{t['colon']}<strong>{escape(t['confidence_names'].get(conf, conf))}</strong>"
             + (f" ({reasons})" if reasons else "") + "</li>")
 
 
-def _strip_item(head: str, cells: list[tuple[object, object]]) -> str:
-    """A list item with one coloured cell per (verdict, text)."""
-    spans = "\n".join(f'<span class="xlakb-cell xlakb-verdict-{escape(str(v))}" title="{escape(str(v))}">{escape(str(text))}</span>'
-                      for v, text in cells)
-    return f'<li>{escape(head)}: <span class="xlakb-strip" data-search-exclude>{spans}</span></li>'
+def _verdict_words(verdict: object, lang: str) -> tuple[str, str]:
+    """(symbol, name) of a verdict in ``lang``: a cell says what it means without its colour."""
+    t = UI[lang]
+    v = str(verdict) if verdict else "none"
+    return t["symbol"].get(v, "?"), t["verdict"].get(v, t["not_measured_cell"])
+
+
+def _strip_item(head: str, cells: list[tuple[object, object]], lang: str) -> str:
+    """A list item with one cell per (verdict, text): a symbol and the text, named for screen readers and
+    in a tooltip in the page's language, and coloured (colour repeats what the symbol says)."""
+    t = UI[lang]
+    spans = []
+    for v, text in cells:
+        symbol, name = _verdict_words(v, lang)
+        label = f"{text}{t['colon']}{name}"
+        spans.append(f'<span class="xlakb-cell xlakb-verdict-{escape(str(v))}" role="img" tabindex="0" '
+                     f'aria-label="{escape(label)}" title="{escape(label)}">{escape(symbol)} {escape(str(text))}</span>')
+    return f'<li>{escape(head)}{t["colon"]}<span class="xlakb-strip" data-search-exclude>{chr(10).join(spans)}</span></li>'
+
+
+def _probe_items(report: dict, probes: list[dict], t: dict, lang: str) -> str:
+    """The probes of a bisection, those inside the range it states apart from those outside it (the walk
+    back to a testable start); a nightly is named as one, not by a bare date."""
+    source = report.get("source")
+    rng = report.get("range") or {}
+
+    def name(c: str) -> str:
+        return t["nightly_label"].format(date=c) if source == "nightlies" and re.fullmatch(r"\d{4}-\d{2}-\d{2}", c) else c
+
+    inside, outside = list(probes), []
+    if source in ("releases", "nightlies") and rng.get("first") and rng.get("last"):
+        lo, hi = candidate_order(str(rng["first"])), candidate_order(str(rng["last"]))
+        inside = [p for p in probes if lo <= candidate_order(str(p.get("candidate"))) <= hi]
+        outside = [p for p in probes if p not in inside]
+    out = _strip_item(f'{t["probes"]} ({len(inside)})', [(p.get("verdict"), name(str(p.get("candidate")))) for p in inside], lang)
+    if outside:
+        out += "\n" + _strip_item(t["probes_outside"].format(n=len(outside)),
+                                  [(p.get("verdict"), name(str(p.get("candidate")))) for p in outside], lang)
+    return out
 
 
 def _when_and_how(report: dict, t: dict) -> list[str]:
     out = []
     if report.get("measured_at"):
-        out.append(f"<li>{escape(t['measured_at'])}: {escape(_date(report['measured_at']))}</li>")
+        out.append(f"<li>{escape(t['measured_at'])}{t['colon']}{escape(_date(report['measured_at']))}</li>")
     if report.get("command"):
-        out.append(f"<li>{escape(t['command'])}: {_code(report['command'])}</li>")
+        out.append(f"<li>{escape(t['command'])}{t['colon']}{_code(report['command'])}</li>")
     return out
 
 
@@ -348,9 +403,9 @@ def settings_html(report: dict, lang: str) -> str:
     t = UI[lang]
     minimal, everything = report["minimal"], report.get("settings") or []
     n = len(everything)
-    items = [f"<li>{escape(t['settings_all'])}: {' '.join(_code(str(s)) for s in everything)}</li>"]
+    items = [f"<li>{escape(t['settings_all'])}{t['colon']}{' '.join(_code(str(s)) for s in everything)}</li>"]
     if minimal:
-        items.append(f"<li>{escape(t['settings_needed'].format(k=len(minimal), n=n))}: "
+        items.append(f"<li>{escape(t['settings_needed'].format(k=len(minimal), n=n))}{t['colon']}"
                      f"<strong>{' '.join(_code(str(s)) for s in minimal)}</strong></li>")
     else:
         items.append(f"<li><strong>{escape(t['settings_none'].format(n=n))}</strong></li>")
@@ -358,7 +413,7 @@ def settings_html(report: dict, lang: str) -> str:
     tests = report.get("tests") or []
     if tests:
         head = t["settings_probes"].format(n=len(tests), bound=report.get("probe_bound", "?"), k=n)
-        items.append(_strip_item(head, [(x.get("verdict"), " ".join(x.get("settings") or []) or "∅") for x in tests]))
+        items.append(_strip_item(head, [(x.get("verdict"), " ".join(x.get("settings") or []) or "∅") for x in tests], lang))
     items += _when_and_how(report, t)
     head = t["settings_head"].format(release=report.get("release", "?"))
     return "\n".join(['<div class="xlakb-bisect" data-source="settings">', f"<h3>{escape(head)}</h3>",
@@ -380,7 +435,7 @@ def _end_html(end: dict | None, repo: str, lang: str, which: str, label: str) ->
         bits.append(escape(str(meta["date"])[:10]))
     word = LABEL_WORDS[lang].get(label, label)
     head = t[which].format(label=word)
-    return f"<li>{escape(head)}: {' '.join(bits)}</li>"
+    return f"<li>{escape(head)}{t['colon']}{' '.join(bits)}</li>"
 
 
 def bisect_html(report: dict, repo: str, lang: str) -> str:
@@ -394,14 +449,14 @@ def bisect_html(report: dict, repo: str, lang: str) -> str:
     items = []
     rng = report.get("range") or {}
     if rng:
-        items.append(f"<li>{escape(t['range'])}: {_code(str(rng.get('first', '?')))} … {_code(str(rng.get('last', '?')))}"
+        items.append(f"<li>{escape(t['range'])}{t['colon']}{_code(str(rng.get('first', '?')))} … {_code(str(rng.get('last', '?')))}"
                      f" ({escape(t['candidates'].format(n=rng.get('count', '?')))})</li>")
     items.append(_end_html(report.get("last_old"), repo, lang, "last_old", report.get("old_label", "not-reproduced")))
     items.append(_end_html(report.get("first_new"), repo, lang, "first_new", report.get("new_label", "reproduced")))
     items.append(_confidence_item(report, t))
     probes = report.get("probes") or []
     if probes:
-        items.append(_strip_item(f'{t["probes"]} ({len(probes)})', [(p.get("verdict"), p.get("candidate")) for p in probes]))
+        items.append(_probe_items(report, probes, t, lang))
     items += _when_and_how(report, t)
     between = report.get("between") or []
     parts = [f'<div class="xlakb-bisect" data-source="{escape(source)}">',
@@ -438,7 +493,9 @@ def filter_form(lang: str, shown: int, selects: list[tuple[str, str, list[tuple[
         parts.append(f'<label>{escape(label)} <select class="xlakb-filter" data-filter="{name}" '
                      f'name="{name}">{opts}</select></label>')
     return ('<form class="xlakb-filters" onsubmit="return false">' + "".join(parts)
-            + f' <span class="xlakb-count"><span class="xlakb-count-n">{shown}</span> {escape(t["home_shown"])}</span>'
+            + f' <span class="xlakb-count" data-one="{escape(t["home_shown_one"])}" data-many="{escape(t["home_shown"])}">'
+              f'<span class="xlakb-count-n">{shown}</span> <span class="xlakb-count-word">'
+              f'{escape(t["home_shown_one"] if shown == 1 else t["home_shown"])}</span></span>'
             + "</form>")
 
 
@@ -469,7 +526,7 @@ def records_table(records: list[SiteRecord], lang: str, href) -> str:
         rows.append(
             f'<tr data-id="{escape(r.id)}" data-status="{escape(d["status"])}" '
             f'data-component="{escape(d["component"])}" data-tags=" {escape(" ".join(d["tags"]))} ">'
-            f'<td><a href="{escape(href(r.id))}">{escape(d["title"][lang])}</a><br>{_code(r.id)}</td>'
+            f'<td><a href="{escape(href(r.id))}">{_inline_md_code(escape(d["title"][lang]))}</a><br>{_code(r.id)}</td>'
             f"<td>{status_badge(d['status'], lang)}</td>"
             f"<td>{_code(d['component'])}</td>"
             f"<td>{tag_html}</td>"
@@ -501,19 +558,27 @@ def _measured_by_release(rec: SiteRecord) -> dict[str, dict]:
 
 
 def _heat_cell(rec: SiteRecord, release: str, row: dict | None, lang: str, tag: str = "td") -> str:
+    """One release of one record: its symbol (and, in the heat map, its short word), named in the page's
+    language for screen readers and in a tooltip; the colour only repeats the symbol."""
     t = UI[lang]
     verdict = row["verdict"] if row else "none"
-    label = t["verdict"].get(verdict, t["not_measured_cell"])
-    title = f"{release}: {label}" + (f" ({row.get('detail', '')})" if row and row.get("detail") else "")
+    symbol, label = _verdict_words(verdict, lang)
+    title = f"{release}{t['colon']}{label}"
+    text = symbol if tag == "span" else f"{symbol} {t['short'].get(verdict, '')}".strip()
+    focus = ' tabindex="0" role="img"' if tag == "span" else ""
     return (f'<{tag} class="xlakb-heat xlakb-verdict-{escape(verdict)}" data-release="{escape(release)}" '
-            f'data-verdict="{escape(verdict)}" title="{escape(title)}">{escape(t["short"].get(verdict, ""))}</{tag}>')
+            f'data-verdict="{escape(verdict)}" title="{escape(title)}" aria-label="{escape(title)}"{focus}>{escape(text)}</{tag}>')
 
 
 def release_strip(rec: SiteRecord, lang: str, releases: tuple[str, ...]) -> str:
-    """One small coloured cell per release (the home table's strip)."""
+    """One cell per release (the home table's strip), between the first and the last release's names."""
+    t = UI[lang]
     measured = _measured_by_release(rec)
     cells = "".join(_heat_cell(rec, v, measured.get(v), lang, tag="span") for v in releases)
-    return f'<span class="xlakb-strip xlakb-heatstrip" data-record="{escape(rec.id)}">{cells}</span>'
+    ends = (f'<span class="xlakb-strip-end">{escape(releases[0])}</span>', f'<span class="xlakb-strip-end">{escape(releases[-1])}</span>') \
+        if releases else ("", "")
+    return (f'<span class="xlakb-strip xlakb-heatstrip" data-record="{escape(rec.id)}" role="group" '
+            f'aria-label="{escape(t["strip_label"])}">{ends[0]}{cells}{ends[1]}</span>')
 
 
 def coverage_table(records: list[SiteRecord], lang: str, href, *, component_href=None, filters: bool = True) -> str:
@@ -542,10 +607,10 @@ def coverage_table(records: list[SiteRecord], lang: str, href, *, component_href
                 f'data-tags=" {escape(" ".join(r.data["tags"]))} ">'
                 f'<td><a href="{escape(href(r.id))}">{_code(r.id)}</a></td><td>{status_badge(r.data["status"], lang)}</td>'
                 + "".join(_heat_cell(r, v, measured.get(v), lang) for v in releases) + "</tr>")
-    legend = " ".join(f'<span class="xlakb-verdict xlakb-verdict-{v}">{escape(t["short"][v])} = {escape(t["verdict"][v])}</span>'
-                      for v in t["verdict"])
+    legend = " · ".join(f'<span class="xlakb-verdict xlakb-verdict-{v}">{escape(t["symbol"][v])} {escape(t["short"][v])}</span> = '
+                        f'{escape(t["verdict"][v])}' for v in t["verdict"])
     return (form + f'<table class="xlakb-records xlakb-coverage" data-search-exclude><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table>\n<p class="xlakb-legend">{escape(t["legend"])}: {legend}</p>')
+            f'<tbody>{"".join(rows)}</tbody></table>\n<p class="xlakb-legend">{escape(t["legend"])}{t["colon"]}{legend}</p>')
 
 
 def component_page(component: str, records: list[SiteRecord], lang: str) -> str:
