@@ -81,7 +81,8 @@ def report(name: str, s: dict) -> str:
 
 
 def corpus_scores() -> None:
-    from xlakb.triage import engine, export
+    from xlakb.knowledge import export
+    from xlakb.triage import engine
 
     records, catalog = engine(export(REPO))
     print(f"{len(records)} records; catalog: {len(catalog.rows)} message templates\n")
@@ -96,7 +97,8 @@ def corpus_scores() -> None:
 
 
 def speed() -> None:
-    from xlakb.triage import engine, export, log_from_text, triage
+    from xlakb.knowledge import export
+    from xlakb.triage import engine, log_from_text, triage
 
     real, catalog = engine(export(REPO))
     rng = random.Random(7)

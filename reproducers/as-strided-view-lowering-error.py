@@ -8,6 +8,10 @@ itself; the lowering then fails with
     Check failed: storage_offset + slice_size <= input_element_count (20 vs. 10)
 The fix makes views remember their base tensor and applies as_strided to it.
 
+`--workaround` calls as_strided on the base tensor itself (`x.as_strided((20,), (1,), 0)`,
+the record's workaround) instead of on the slice, and reports "not reproduced" when that
+equals PyTorch's `x[10:].as_strided((20,), (1,), 0)`.
+
 Run with: PJRT_DEVICE=CPU
 Exit codes: 0 not reproduced, 1 reproduced, 125 untestable here, 2 error.
 """
@@ -18,7 +22,7 @@ NOT_REPRODUCED, REPRODUCED, UNTESTABLE, ERROR = 0, 1, 125, 2
 CHECK = "storage_offset + slice_size <= input_element_count"
 
 
-def main() -> int:
+def main(workaround: bool) -> int:
   import torch
   import torch_xla
   import torch_xla.core.xla_model as xm
@@ -27,6 +31,8 @@ def main() -> int:
   x = torch.arange(20, dtype=torch.float32)
   want = x[10:].as_strided((20,), (1,), 0)
   xx = x.to(device)
+  if workaround:
+    return check_workaround(torch, xx, want)
   # The workaround (as_strided on the base tensor itself) is only reported.
   base_res = xx.as_strided((20,), (1,), 0).cpu()
   print(f"INFO: workaround x.as_strided((20,), (1,), 0) on the base tensor equals CPU: "
@@ -48,9 +54,30 @@ def main() -> int:
   return NOT_REPRODUCED
 
 
+def check_workaround(torch, xx, want) -> int:
+  """The workaround: as_strided on the base tensor instead of on the view."""
+  try:
+    got = xx.as_strided((20,), (1,), 0).cpu()
+  except RuntimeError as e:
+    if CHECK not in str(e):
+      raise
+    traceback.print_exc()
+    first = next((l.strip() for l in str(e).splitlines() if CHECK in l), "")
+    print(f"REPRODUCED: workaround x.as_strided((20,), (1,), 0) on the base tensor also "
+          f"failed to lower: {first}")
+    return REPRODUCED
+  print(f"INFO: workaround x.as_strided((20,), (1,), 0) on the base tensor: {got.tolist()}")
+  if not torch.equal(got, want):
+    print(f"ERROR: the workaround's result differs from CPU {want.tolist()}")
+    return ERROR
+  print("NOT REPRODUCED: workaround holds: as_strided on the base tensor equals "
+        "PyTorch's x[10:].as_strided((20,), (1,), 0)")
+  return NOT_REPRODUCED
+
+
 if __name__ == "__main__":
   try:
-    code = main()
+    code = main(sys.argv[1:] == ["--workaround"])
   except SystemExit:
     raise
   except BaseException:

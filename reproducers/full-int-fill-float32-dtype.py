@@ -7,6 +7,11 @@ scalar type"). The XLA lowering of aten::full (PR #5781) used
 bool from the fill value. The reproducer checks the dtype and then uses the
 tensor as an index, which is where a user meets the bug as an error.
 
+`--workaround` runs the same checks with the record's workaround, an explicit dtype
+(`torch.full(size, 3, dtype=torch.int64, device=dev)`, `dtype=torch.bool` for True, and an
+int64 index tensor), and reports "not reproduced" when the dtypes are PyTorch's and the index
+works.
+
 Run with: PJRT_DEVICE=CPU
 Exit codes: 0 not reproduced, 1 reproduced, 125 untestable here, 2 error.
 """
@@ -16,12 +21,14 @@ import traceback
 NOT_REPRODUCED, REPRODUCED, UNTESTABLE, ERROR = 0, 1, 125, 2
 
 
-def main() -> int:
+def main(workaround: bool) -> int:
   import torch
   import torch_xla
   import torch_xla.core.xla_model as xm
 
   device = xm.xla_device()
+  if workaround:
+    return check_workaround(torch, xm, device)
   cases = [(3, torch.full((2, 3), 3).dtype), (True, torch.full((2, 3), True).dtype)]
   wrong = []
   for fill, want in cases:
@@ -57,9 +64,47 @@ def main() -> int:
   return NOT_REPRODUCED
 
 
+def check_workaround(torch, xm, device) -> int:
+  """The workaround: pass the dtype to torch.full explicitly."""
+  wrong = []
+  for fill, dtype in [(3, torch.int64), (True, torch.bool)]:
+    want = torch.full((2, 3), fill).dtype
+    got = torch.full((2, 3), fill, dtype=dtype, device=device)
+    print(f"INFO: workaround torch.full((2, 3), {fill!r}, dtype={dtype}) on XLA: "
+          f"dtype={got.dtype} (CPU without dtype: {want}), values={got.cpu().tolist()}")
+    if got.dtype != want:
+      wrong.append(f"torch.full((2, 3), {fill!r}, dtype={dtype}) gave {got.dtype}, "
+                   f"expected {want}")
+
+  table = torch.arange(10, device=device)
+  idx = torch.full((2,), 1, dtype=torch.int64, device=device)
+  try:
+    picked = table[idx]
+    xm.mark_step()
+    print(f"INFO: indexing with torch.full((2,), 1, dtype=torch.int64) works: "
+          f"{picked.cpu().tolist()}")
+  except (IndexError, RuntimeError) as e:
+    if "indices must be" not in str(e):
+      raise
+    traceback.print_exc()
+    wrong.append(f"indexing with torch.full((2,), 1, dtype=torch.int64) failed: "
+                 f"{type(e).__name__}: {str(e).splitlines()[0]}")
+
+  if wrong and " gave torch." in wrong[0]:  # a dtype is still wrong: the bug shows
+    for w in wrong:
+      print(f"REPRODUCED: {w} (the workaround)")
+    return REPRODUCED
+  if wrong:
+    print(f"ERROR: with the workaround the dtypes are right, but {wrong[0]}")
+    return ERROR
+  print("NOT REPRODUCED: workaround holds: torch.full with an explicit dtype gives "
+        "int64/bool on XLA")
+  return NOT_REPRODUCED
+
+
 if __name__ == "__main__":
   try:
-    code = main()
+    code = main(sys.argv[1:] == ["--workaround"])
   except SystemExit:
     raise
   except BaseException:

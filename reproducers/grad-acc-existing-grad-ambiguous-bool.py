@@ -58,7 +58,7 @@ def main(workaround: bool) -> int:
       if "Boolean value of Tensor with more than one" in str(e):
         traceback.print_exc()
         print(f"REPRODUCED: gradient_accumulation() call {step + 1}, parameters already "
-              f"have gradients (zero_grad(set_to_none=False)): RuntimeError: {e}")
+              f"have gradients (zero_grad(set_to_none={workaround})): RuntimeError: {e}")
         return REPRODUCED
       raise
     if isinstance(loss, (tuple, list)):

@@ -32,6 +32,9 @@ def _private_caches(tmp_path_factory, monkeypatch, request):
     monkeypatch.delenv("XLAKB_ROOT", raising=False)
     monkeypatch.delenv("XLAKB_CACHE_MAX_SIZE", raising=False)
     yield
+    from xlakb.envs import warm
+
+    warm.close_pool()  # a test's warm servers (and their containers) end with it
     shutil.rmtree(cache, ignore_errors=True)
 
 

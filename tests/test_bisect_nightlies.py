@@ -14,7 +14,8 @@ import pytest
 
 from fakewheels import build_wheel, fake_record
 from fakexla import BASE_OLD, CULPRIT, FakeHistory, NightlyServer, publish_nightly, torch_wheel
-from xlakb.bisection import Context, NarrowStopped, Options, narrow
+from xlakb.bisection import Context, Options
+from xlakb.bisection.narrow import NarrowStopped, narrow
 from xlakb.candidates.nightlies import ENV_TORCH_URL, ENV_TORCH_XLA_URL, NightlySource, list_nightlies
 from xlakb.envs import cache_dir
 from xlakb.envs.uv import UvBackend

@@ -366,3 +366,42 @@ def test_time_left_of_a_batch_counts_the_probes_running_side_by_side():
     assert time_left(200.0, [4.0] * 100, 100, 2) == 200.0  # 2 s of wall a probe, 100 left
     assert time_left(200.0, [2.0] * 100, 100, 1) == 200.0
     assert time_left(10.0, [10.0], 9, 2) == 45.0  # one finished, two at a time: 10 s each, 9 left
+
+
+WORKAROUND_REPRODUCER = FAKE_REPRODUCER.replace('''if bug == "present":
+    print("TypeError: unhashable type: 'list'"); sys.exit(1)''', '''if bug == "present":
+    if "--workaround" in sys.argv and os.environ.get("FAKE_WORKAROUND") == "on" and torch_xla.__version__ != "2.5.1":
+        print("workaround holds"); sys.exit(0)  # the fake workaround does not hold on 2.5.1
+    print("TypeError: unhashable type: 'list'"); sys.exit(1)''')
+
+
+def test_matrix_measures_a_declared_workaround_beside_the_bug(kb, wheelhouse):
+    path = fake_record(kb, reproducer=WORKAROUND_REPRODUCER)
+    data = yaml.safe_load(path.read_text())
+    data["workaround"]["en"] = "Upgrade the fake package; the reproducer checks the workaround with --workaround."
+    path.write_text(yaml.safe_dump(data, allow_unicode=True))
+    # a claim that the workaround was checked, with no variant declared: validate names it
+    r = xlakb("validate", root=kb)
+    assert r.returncode == 1 and "workaround.en: says the workaround was checked ('reproducer checks')" in r.stdout
+    assert "reproducer.workaround is not declared" in r.stdout
+    data["reproducer"]["workaround"] = {"args": ["--workaround"], "env": {"FAKE_WORKAROUND": "on"}}
+    path.write_text(yaml.safe_dump(data, allow_unicode=True))
+    r = xlakb("validate", root=kb)
+    assert r.returncode == 1 and "no measured verdict shows it holding" in r.stdout
+    common = ["--versions", "2.4.0", "2.5.1", "2.6.0", "--runner", "uv", "--find-links", str(wheelhouse), "--index-url", "none"]
+    r = xlakb("matrix", "fake-bug", *common, root=kb)
+    assert r.returncode == 0, r.stderr
+    assert "its workaround (--workaround FAKE_WORKAROUND=on)" in r.stdout and "written: bisect/fake-bug/workaround.json" in r.stdout
+    bug = json.loads((kb / "bisect" / "fake-bug" / "matrix.json").read_text())
+    held = json.loads((kb / "bisect" / "fake-bug" / "workaround.json").read_text())
+    assert {x["candidate"]: x["verdict"] for x in bug["results"]} == {"2.4.0": "reproduced", "2.5.1": "reproduced", "2.6.0": "not-reproduced"}
+    assert {x["candidate"]: x["verdict"] for x in held["results"]} == {"2.4.0": "not-reproduced", "2.5.1": "reproduced", "2.6.0": "not-reproduced"}
+    assert held["kind"] == "workaround" and all(x["kind"] == "workaround" for x in held["results"])
+    from xlakb.results import workaround_holds
+
+    assert workaround_holds(bug, held) == ["2.4.0"]
+    assert xlakb("validate", root=kb).returncode == 0
+    # measured again: both variants come from the verdict cache, and neither overwrites the other
+    r = xlakb("matrix", "fake-bug", *common, "--variants", "workaround", root=kb)
+    assert r.returncode == 0 and "written: bisect/fake-bug/matrix.json" not in r.stdout
+    assert json.loads((kb / "bisect" / "fake-bug" / "matrix.json").read_text())["results"] == bug["results"]

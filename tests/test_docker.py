@@ -24,7 +24,7 @@ from fakewheels import FAKE_REPRODUCER, fake_record, fake_torch, fake_torch_xla
 
 from xlakb.candidates import Candidate
 from xlakb.candidates.releases import release
-from xlakb.envs import EnvSpec, get_backend
+from xlakb.envs import EnvSpec, get_backend, warm
 from xlakb.envs.uv import UvBackend
 from xlakb.errors import XlakbError
 from xlakb.progress import RecordingProgress
@@ -135,7 +135,9 @@ def test_cached_environment_starts_fast(kb, wheelhouse, backend, docker_client):
     image = docker_client.images.get(backend.ensure(EnvSpec("3.11", ("torch_xla==2.5.0", "torch==2.5.0"), (str(wheelhouse),), "none")).location)
     assert image.labels["xlakb"] == "1" and image.labels["xlakb.kind"] == "env"
     assert image.attrs["Config"]["User"] != "0:0"
-    assert not _containers(docker_client)  # build and probe containers are gone
+    assert res.start == "warm" and [c.labels["xlakb.kind"] for c in _containers(docker_client)] == ["warm"]
+    warm.close_pool()
+    assert not _containers(docker_client)  # build, probe and warm server containers are gone
 
 
 def test_half_built_leftovers_are_removed(kb, wheelhouse, backend, docker_client, base_image):
@@ -210,6 +212,8 @@ WRITES = textwrap.dedent('''\
     import os, sys
     escaped = []
     print("uid", os.getuid(), "gid", os.getgid())
+    if os.path.exists("/tmp/scratch.txt"):
+        escaped.append("a previous probe's /tmp")
     targets = ["/escape.txt", "/etc/escape.txt", "/var/tmp/escape.txt", "/usr/escape.txt", os.path.abspath(__file__),
                os.path.join(os.path.dirname(os.path.abspath(__file__)), "new.py"), sys.prefix + "/escape.txt",
                os.path.join(os.path.dirname(os.__file__), "escape.py")]
@@ -230,13 +234,22 @@ WRITES = textwrap.dedent('''\
 ''')
 
 
-def test_no_writes_outside_scratch(kb, wheelhouse, backend):
+@pytest.fixture(params=["cold", "warm"])
+def start(request, monkeypatch) -> str:
+    """A probe in a container of its own (cold), or forked in a warm server's container (warm)."""
+    monkeypatch.setenv("XLAKB_WARM", "1" if request.param == "warm" else "0")
+    return request.param
+
+
+def test_no_writes_outside_scratch(kb, wheelhouse, backend, start):
     fake_record(kb, reproducer=WRITES, signatures=("ESCAPED",))
     script = kb / "reproducers" / "fake-bug.py"
     before = script.read_bytes()
-    res = _probe(kb, backend, "2.5.1", wheelhouse)
-    log = Path(res.log).read_text()
-    assert res.verdict is Verdict.NOT_REPRODUCED, log
+    for _ in range(2):  # the second probe in the same warm container meets a fresh /tmp too
+        res = _probe(kb, backend, "2.5.1", wheelhouse)
+        log = Path(res.log).read_text()
+        assert res.verdict is Verdict.NOT_REPRODUCED, log
+        assert res.start == start
     assert log.count("refused") == 8
     assert "scratch ok scratch is fine" in log
     assert "uid 65534" in log
@@ -257,20 +270,29 @@ FORK_BOMB = textwrap.dedent('''\
 ''')
 
 
-def _bomb_processes() -> int:
-    """Processes on the host running the reproducer (the container's processes are visible from here)."""
+def _processes(marker: bytes) -> int:
+    """Processes on the host whose command line holds ``marker`` (a container's processes are visible here)."""
     count = 0
     for p in Path("/proc").iterdir():
         if p.name.isdigit():
             try:
-                if b"/xlakb/repro/fake-bug.py" in (p / "cmdline").read_bytes():
+                argv = (p / "cmdline").read_bytes()
+                if marker in argv and b"docker-init" not in argv.split(b"\0")[0]:  # not the container's init
                     count += 1
             except OSError:
                 pass
     return count
 
 
-def test_fork_bomb_is_contained(kb, wheelhouse, docker_env, docker_client):
+def _bomb_processes(start: str) -> int:
+    """Processes of the fork bomb: a cold probe's run the script; a warm probe's are forks of the warm server
+    (the server itself, one more, is not counted)."""
+    if start == "cold":
+        return _processes(b"/xlakb/repro/fake-bug.py")
+    return max(0, _processes(b"/xlakb/warm/warm_server.py") - 1)
+
+
+def test_fork_bomb_is_contained(kb, wheelhouse, docker_env, docker_client, start):
     from xlakb.envs.docker import DockerBackend
 
     backend = DockerBackend(labels=TEST_LABEL, client=docker_client, pids_limit=64)
@@ -280,7 +302,7 @@ def test_fork_bomb_is_contained(kb, wheelhouse, docker_env, docker_client):
 
     def watch():
         while not stop.is_set():
-            peak[0] = max(peak[0], _bomb_processes())
+            peak[0] = max(peak[0], _bomb_processes(start))
             time.sleep(0.1)
 
     watcher = threading.Thread(target=watch)
@@ -291,11 +313,14 @@ def test_fork_bomb_is_contained(kb, wheelhouse, docker_env, docker_client):
         stop.set()
         watcher.join()
     log = Path(res.log).read_text()
-    assert res.verdict is Verdict.ERROR and "timed out" in res.detail
+    assert res.verdict is Verdict.ERROR and "timed out" in res.detail and res.start == start
     assert "fork refused: Resource temporarily unavailable" in log
     assert 10 < peak[0] <= 64, f"{peak[0]} processes of the fork bomb seen on the host"
     assert not _containers(docker_client, **{"xlakb.kind": "probe"})
-    assert _bomb_processes() == 0  # every process of the bomb is gone
+    assert _bomb_processes(start) == 0  # every process of the bomb is gone (a warm server outlives its probe)
+    if start == "warm":
+        fake_record(kb)
+        assert _probe(kb, backend, "2.5.1", wheelhouse).verdict is Verdict.REPRODUCED  # the server still serves
 
 
 ALLOCATE = textwrap.dedent('''\
@@ -314,21 +339,25 @@ ALLOCATE = textwrap.dedent('''\
 
 
 @pytest.mark.parametrize("who", ["main", "child"])
-def test_out_of_memory_is_an_error(kb, wheelhouse, docker_env, docker_client, who):
+def test_out_of_memory_is_an_error(kb, wheelhouse, docker_env, docker_client, who, start):
     from xlakb.envs.docker import DockerBackend
 
     backend = DockerBackend(labels=TEST_LABEL, client=docker_client, mem_limit="256m")
     fake_record(kb, reproducer=ALLOCATE, env={"CHILD": "1"} if who == "child" else {})
     res = _probe(kb, backend, "2.5.1", wheelhouse)
     assert res.verdict is Verdict.ERROR, res.detail
-    assert res.detail == "killed: out of memory (limit 256 MiB)"
+    assert res.detail == "killed: out of memory (limit 256 MiB)" and res.start == start
     assert not _containers(docker_client, **{"xlakb.kind": "probe"})
+    fake_record(kb)  # the next probe is judged on its own: no out-of-memory note carried over
+    after = _probe(kb, backend, "2.5.1", wheelhouse)
+    assert after.verdict is Verdict.REPRODUCED and after.start == start, after.detail
 
 
 HANG = FAKE_REPRODUCER.replace('bug = torch_xla.BUG', 'bug = "hang"')
 
 
-def test_hang_times_out_and_leaves_nothing(kb, wheelhouse, backend, docker_client):
+def test_hang_times_out_and_leaves_nothing(kb, wheelhouse, backend, docker_client, monkeypatch):
+    monkeypatch.setenv("XLAKB_WARM", "0")
     fake_record(kb, reproducer=HANG, timeout=3)
     rec = load_record(kb, "fake-bug")
     prepared = backend.ensure(EnvSpec("3.11", ("torch_xla==2.5.1", "torch==2.5.1"), (str(wheelhouse),), "none"))
@@ -345,6 +374,21 @@ def test_hang_times_out_and_leaves_nothing(kb, wheelhouse, backend, docker_clien
     assert res.verdict is Verdict.ERROR and res.detail.startswith("timed out after 3 s"), res.detail
 
 
+def test_warm_hang_times_out_and_the_server_goes_on(kb, wheelhouse, backend, docker_client, monkeypatch):
+    monkeypatch.setenv("XLAKB_WARM", "1")
+    fake_record(kb, reproducer=HANG, timeout=3)
+    start = time.monotonic()
+    res = _probe(kb, backend, "2.5.1", wheelhouse)
+    assert res.verdict is Verdict.ERROR and res.detail.startswith("timed out after 3 s"), res.detail
+    assert res.start == "warm" and time.monotonic() - start < 30
+    assert Path(res.log).read_text().startswith("torch_xla 2.5.1")
+    assert _bomb_processes("warm") == 0  # the hung probe is gone, the server stays
+    fake_record(kb)
+    assert _probe(kb, backend, "2.5.1", wheelhouse).verdict is Verdict.REPRODUCED
+    warm.close_pool()
+    assert not _containers(docker_client)
+
+
 SLEEPER = textwrap.dedent('''\
     import time
     print("started", flush=True)
@@ -353,13 +397,15 @@ SLEEPER = textwrap.dedent('''\
 
 
 @pytest.mark.parametrize("how", ["kill", "remove"])
-def test_container_killed_mid_run(kb, wheelhouse, backend, docker_client, how):
+def test_container_killed_mid_run(kb, wheelhouse, backend, docker_client, how, start):
     fake_record(kb, reproducer=SLEEPER, signatures=("never",), timeout=60)
+    kind = "probe" if start == "cold" else "warm"
 
     def assassin():
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            for c in _containers(docker_client, **{"xlakb.kind": "probe"}):
+            running = start == "cold" or _bomb_processes("warm") > 0  # a warm server's probe has been forked
+            for c in _containers(docker_client, **{"xlakb.kind": kind}) if running else ():
                 if c.status == "running":
                     time.sleep(0.5)
                     c.kill() if how == "kill" else c.remove(force=True)
@@ -368,14 +414,20 @@ def test_container_killed_mid_run(kb, wheelhouse, backend, docker_client, how):
 
     killer = threading.Thread(target=assassin)
     killer.start()
-    start = time.monotonic()
+    began = time.monotonic()
     res = _probe(kb, backend, "2.5.1", wheelhouse)
     killer.join()
     assert res.verdict is Verdict.ERROR
-    assert time.monotonic() - start < 30
-    if how == "kill":
+    assert time.monotonic() - began < 30
+    if how == "kill" and start == "cold":
         assert res.exit_code == -9 and "killed by signal 9" in res.detail
-    assert not _containers(docker_client, **{"xlakb.kind": "probe"})
+    if start == "warm":
+        assert res.exit_code == -9 and res.detail == "killed: warm server of docker:" + res.detail.split("docker:")[1]
+        assert res.detail.endswith("ended during the probe")
+        fake_record(kb)  # a new server takes its place
+        assert _probe(kb, backend, "2.5.1", wheelhouse).verdict is Verdict.REPRODUCED
+        warm.close_pool()
+    assert not _containers(docker_client)
 
 
 # -- failure paths -------------------------------------------------------------------------

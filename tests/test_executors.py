@@ -223,7 +223,10 @@ def test_bisection_through_the_same_seam(cluster, kb, wheelhouse, tmp_path):
 @pytest.mark.ray
 def test_a_probe_that_keeps_killing_its_worker_is_an_error_not_a_loop(cluster, kb, wheelhouse, tmp_path):
     runs_file = tmp_path / "runs"
-    ray_record(kb, runs_file, KILL_WORKER="1")
+    path = ray_record(kb, runs_file, KILL_WORKER="1")
+    data = yaml.safe_load(path.read_text())
+    data["environment"]["cold_start"] = True  # its parent must be the Ray worker, not a warm server
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
     argv = driver(cluster, kb, "fake-bug", "--versions", "2.5.1", "--cluster", cluster.address, wheelhouse=wheelhouse)
     r = subprocess.run(argv, capture_output=True, text=True, env=cluster.env(), timeout=600)
     assert r.returncode == 0, r.stderr

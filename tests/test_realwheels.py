@@ -39,3 +39,32 @@ def test_scalar_param_record_on_real_releases(which):
     if expected is Verdict.REPRODUCED:
         assert "unhashable type: 'list'" in log
     assert result.duration_s < 120
+
+
+WARM_SAMPLE = [SCALAR, "cpu-backward-before-xla-autograd-assert", "use-spmd-after-device-init-segfault",
+               "dynamo-inplace-view-op-xtensor-check"]
+
+
+def test_warm_and_cold_probes_give_the_same_verdict_on_real_wheels(monkeypatch):
+    """A sample of records (an exception, an autograd assert, a segfault in a child, a dynamo failure) on the two
+    releases this suite already installs, cold and warm, the verdict cache left out; the full comparison over every
+    record and release is benchmarks/bench_warm.py."""
+    from xlakb.envs.warm import close_pool
+
+    record = load_record(REPO, SCALAR)
+    releases = claimed_pair(record)
+    backend = UvBackend()
+    seen = {}
+    for start in ("cold", "warm"):
+        monkeypatch.setenv("XLAKB_WARM", "1" if start == "warm" else "0")
+        close_pool()
+        for rid in WARM_SAMPLE:
+            for version in releases:
+                res = probe(load_record(REPO, rid), release(version), backend)
+                assert res.start == start, (rid, version, res.start)
+                seen.setdefault((rid, version), {})[start] = (res.verdict, res.duration_s)
+    close_pool()
+    for (rid, version), got in seen.items():
+        assert got["cold"][0] is got["warm"][0], (rid, version, got)
+    warm_scalar = seen[(SCALAR, releases[0])]["warm"][1]
+    assert warm_scalar < seen[(SCALAR, releases[0])]["cold"][1]

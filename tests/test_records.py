@@ -5,7 +5,8 @@ import yaml
 
 from fakewheels import fake_record
 from xlakb.errors import XlakbError
-from xlakb.records import load_record, load_records, validate
+from xlakb.knowledge import validate
+from xlakb.records import load_record, load_records
 
 REPO = Path(__file__).resolve().parent.parent
 

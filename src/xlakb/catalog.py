@@ -118,7 +118,7 @@ def template_pattern(template: str, kind: str = "") -> str:
     pattern = pattern.strip()
     # trailing and leading whitespace of a piece is not required
     pattern = re.sub(r"^(?:\\s\+)+|(?:\\s\+)+$", "", pattern)
-    if kind == "check" and not template.endswith(PLACEHOLDER):
+    if kind == "check" and re.search(r"[\w)\]]$", template):  # a condition ends here, not inside a longer one
         pattern += r"(?=\s|$|[,;'\"\]])"
     return pattern
 
@@ -349,7 +349,7 @@ def extract_cpp(src: str, path: str, origin: str = "torch_xla") -> list[Entry]:
     parsed = _scan_cpp(src)
     clean, lits = parsed.clean, parsed.literals
     if "#define" in clean:  # macro definitions are not call sites
-        clean = re.sub(r"^[ \t]*#[ \t]*define[^\n]*(?:\\\n[^\n]*)*", lambda m: " " * len(m.group(0)), clean, flags=re.M)
+        clean = re.sub(r"^[ \t]*#[ \t]*define(?:\\\n|[^\n])*", lambda m: re.sub(r"[^\n]", " ", m.group(0)), clean, flags=re.M)
     scopes = _Scopes(clean, lits)
     out: list[Entry] = []
     for m in _CPP_START.finditer(clean):
@@ -414,6 +414,8 @@ def extract_cpp(src: str, path: str, origin: str = "torch_xla") -> list[Entry]:
                 entries.append(("error", msg))
         for kind, tpl in entries:
             tpl = tpl.strip()
+            if len(tpl.replace("Check failed:", "").replace(PLACEHOLDER, "").strip()) < 4:
+                continue  # nothing but the words every check prints
             e = Entry(origin, kind, tpl, path, function)
             if e.literal >= MIN_LITERAL or (kind == "check" and tpl.startswith("Check failed: ") and len(tpl) >= 18):
                 out.append(e)

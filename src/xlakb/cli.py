@@ -84,7 +84,7 @@ def _links(args) -> tuple[str, ...]:
 
 # -- commands ---------------------------------------------------------------------
 def cmd_validate(args) -> int:
-    from .records import validate
+    from .knowledge import validate
 
     root = find_root(args.root)
     records, problems = validate(root)
@@ -164,7 +164,8 @@ def cmd_new(args) -> int:
     root = find_root(args.root)
     signatures = None
     if args.from_log:
-        from .triage import BadInput, engine, export, signatures_from_log
+        from .knowledge import export
+        from .triage import BadInput, engine, signatures_from_log
 
         try:
             log = _read_log_arg(args.from_log)
@@ -218,7 +219,7 @@ def cmd_repro(args) -> int:
 def cmd_matrix(args) -> int:
     from .candidates.releases import release, releases_between
     from .executors import get_executor
-    from .matrix import disagreements, run_batch
+    from .matrix import batch_pairs, disagreements, run_batch
     from .records import load_record, load_records
     from .results import load_matrix, save_matrix
     from .runner import VerdictCache
@@ -248,28 +249,44 @@ def cmd_matrix(args) -> int:
         if executor.name != "local":
             progress.info(f"executor: {executor.name} at {args.cluster or os.environ.get('RAY_ADDRESS')} "
                           f"({executor.slots} CPU(s) in the cluster)")
-        results = run_batch([(r, c) for r in records for c in cands], backend, progress=progress,
+        pairs = batch_pairs(records, cands, args.variants)
+        if not pairs:
+            raise XlakbError("nothing to measure: no record of this batch declares reproducer.workaround",
+                             hint="--variants bug (the default both) measures the bug itself")
+        results = run_batch(pairs, backend, progress=progress,
                             cache=VerdictCache(refresh=args.fresh), find_links=_links(args), index_url=args.index_url,
                             on_result=write, executor=executor)
     finally:
         executor.close()
-    by_record = {r.id: [x for x in results if x.record == r.id] for r in records}
+    by_record = {r.id: [x for x in results if x.record == r.id and x.kind != "workaround"] for r in records}
+    workaround = {r.id: [x for x in results if x.record == r.id and x.kind == "workaround"] for r in records}
     if len(records) == 1:
         rec = records[0]
         print(f"\n{rec.id}: torch_xla releases, as measured ({backend.name} runner)")
         print(f"{'torch_xla':<10} {'torch':<8} {'verdict':<15} {'time':>7}  detail")
         for r in by_record[rec.id]:
             print(f"{r.candidate:<10} {r.torch:<8} {r.verdict.value:<15} {r.duration_s:6.1f}s  {r.detail[:70]}")
+        if workaround[rec.id]:
+            print(f"\nits workaround ({' '.join(rec.workaround.get('args', []))} "
+                  f"{' '.join(f'{k}={v}' for k, v in rec.workaround.get('env', {}).items())}): not-reproduced = it holds")
+            for r in workaround[rec.id]:
+                print(f"{r.candidate:<10} {r.torch:<8} {r.verdict.value:<15} {r.duration_s:6.1f}s  {r.detail[:70]}")
     else:
         letter = {"reproduced": "R", "not-reproduced": "N", "untestable": "U", "error": "E"}
         print(f"\n{len(records)} records x {len(cands)} releases ({cands[0].label} .. {cands[-1].label}, {backend.name} runner):"
               f" R reproduced, N not reproduced, U untestable, E error")
         width = max(len(r.id) for r in records)
         for rec in records:
-            print(f"{rec.id:<{width}}  {''.join(letter[x.verdict.value] for x in by_record[rec.id])}")
+            line = f"{rec.id:<{width}}  {''.join(letter[x.verdict.value] for x in by_record[rec.id])}"
+            if workaround[rec.id]:
+                line += f"  workaround: {''.join(letter[x.verdict.value] for x in workaround[rec.id])}"
+            print(line)
     if not args.no_save:
         for rec in records:
-            print(f"written: bisect/{rec.id}/matrix.json")
+            if by_record[rec.id]:
+                print(f"written: bisect/{rec.id}/matrix.json")
+            if workaround[rec.id]:
+                print(f"written: bisect/{rec.id}/workaround.json")
     for rec in records:
         # judged against the whole matrix (what was measured before, with this run over it), not this run
         # alone: a run on old releases says nothing of the newest one measured before
@@ -279,6 +296,42 @@ def cmd_matrix(args) -> int:
         for where, line in disagreements(rec, list(rows.values())):
             print(f"warning: {rec.id}: {where}: {line}", file=sys.stderr)
     return 0
+
+
+def cmd_warm(args) -> int:
+    """``xlakb warm scan``: measure, per release, the variables torch and torch_xla read while imported."""
+    from .candidates.releases import release, releases_between
+    from .envs.warm import scan_import_time, write_import_time
+    from .runner import env_spec, run_env
+
+    cands = [release(v) for v in args.versions] if args.versions else releases_between()
+    backend = _backend(args)
+    progress = ConsoleProgress(quiet=args.quiet)
+    found = {}
+    for n, cand in enumerate(cands, 1):
+        progress.step(n - 1, len(cands), f"torch_xla {cand.label}: environment")
+        spec = env_spec(_ScanRecord(), cand, find_links=_links(args), index_url=args.index_url)
+        prepared = backend.ensure(spec, progress)
+        if not getattr(prepared, "python", None) or backend.name != "uv":
+            raise XlakbError("xlakb warm scan needs the uv runner", hint="pass --runner uv")
+        progress.step(n - 1, len(cands), f"torch_xla {cand.label}: import torch, torch_xla with a getenv shim")
+        names = scan_import_time(prepared.python, run_env(_ScanRecord()))
+        found[cand.label] = names
+        progress.info(f"torch_xla {cand.label}: {len(names)} variables read at import")
+    path = write_import_time(found)
+    print(f"wrote {path}: {', '.join(f'{v} ({len(n)})' for v, n in found.items())}")
+    return 0
+
+
+class _ScanRecord:
+    """What env_spec and run_env need of a record, for an environment with torch and torch_xla alone."""
+
+    run_on = "cpu"
+    devices = 1
+    packages = ()
+    python = None
+    env_vars: dict = {}
+    workaround = None
 
 
 def _read_log_arg(file: str | None):
@@ -294,7 +347,8 @@ def _read_log_arg(file: str | None):
 def cmd_triage(args) -> int:
     import json
 
-    from .triage import BadInput, engine, export, result_json, triage
+    from .knowledge import export
+    from .triage import BadInput, engine, result_json, triage
     from .triage_report import report
 
     root = find_root(args.root)
@@ -389,7 +443,8 @@ def _bisect(ctx, root: Path, args) -> int:
 
 
 def _bisect_run(ctx, root: Path, args) -> int:
-    from .bisection import NarrowStopped, narrow, save_report
+    from .bisection import save_report
+    from .bisection.narrow import NarrowStopped, narrow
     from .candidates import get_source
 
     opts = vars(args)
@@ -678,6 +733,8 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
     sp.add_argument("--versions", nargs="+", metavar="VERSION", help="releases to run (default: all published)")
     sp.add_argument("--fresh", action="store_true", help="ignore cached verdicts")
     sp.add_argument("--no-save", action="store_true", help="do not write bisect/<id>/matrix.json")
+    sp.add_argument("--variants", choices=["both", "bug", "workaround"], default="both",
+                    help="the bug, the workaround variant a record declares (reproducer.workaround), or both (default)")
     runner_opts(sp)
     sp.set_defaults(func=cmd_matrix)
 
@@ -692,6 +749,17 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
     sp.add_argument("--repo", metavar="CLONE", help="a pytorch/xla clone: also list the commits since your release that "
                                                     "touched each error message (git log -S)")
     sp.set_defaults(func=cmd_triage)
+
+    sp = sub.add_parser("warm", help="warm starts: measure which variables each release reads at import",
+                        description="scan: for each release, import torch and torch_xla in its environment with a "
+                                    "getenv shim (built with gcc) and a watched os.environ, and write the variables "
+                                    "read to src/xlakb/data/import_time.yaml (a warm server is started with the "
+                                    "probe's values of these). Warm starts are on by default; XLAKB_WARM=0 turns "
+                                    "them off for everything.")
+    sp.add_argument("action", choices=["scan"])
+    sp.add_argument("--versions", nargs="+", metavar="VERSION", help="releases (default: all published)")
+    runner_opts(sp)
+    sp.set_defaults(func=cmd_warm)
 
     sp = sub.add_parser("catalog", help="build the catalog of messages torch_xla can print, per release",
                         description="Reads each release's torch_xla wheel (Python raise/warn strings, the compiled "
@@ -811,6 +879,10 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         print(f"xlakb: internal error ({where}); please report it with that file", file=sys.stderr)
         return EXIT_BUG
+    finally:
+        from .envs.warm import close_pool
+
+        close_pool()  # the warm servers this command started end with it
 
 
 if __name__ == "__main__":  # pragma: no cover

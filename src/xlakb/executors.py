@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Callable, Protocol
 
 from . import __version__
-from .candidates import Candidate
+from .candidate import Candidate
 from .envs import Backend, cache_dir
 from .errors import XlakbError
 from .progress import NullProgress, Progress

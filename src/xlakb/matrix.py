@@ -7,12 +7,25 @@ import threading
 import time
 from typing import Callable
 
-from .candidates import Candidate
+from .candidate import Candidate, workaround_of
 from .envs import Backend
 from .executors import Executor, LocalExecutor, ProbeTask
 from .progress import NullProgress, Progress
 from .records import Record
 from .runner import ProbeResult, Verdict, VerdictCache, verdict_key
+
+
+def batch_pairs(records: list[Record], candidates: list[Candidate], variants: str = "both") -> list[tuple[Record, Candidate]]:
+    """The (record, candidate) probes of a matrix batch: the bug on every candidate and, for a record that
+    declares its workaround as a variant of its reproducer, the workaround on the same candidates
+    (``variants``: "bug", "workaround" or "both")."""
+    out = []
+    for r in records:
+        if variants in ("bug", "both"):
+            out.extend((r, c) for c in candidates)
+        if variants in ("workaround", "both") and r.workaround:
+            out.extend((r, workaround_of(c)) for c in candidates)
+    return out
 
 
 def run_matrix(

@@ -28,6 +28,7 @@ class RunResult:
     output: str
     log_path: Path | None = None
     note: str = ""  # e.g. "killed: out of memory" from a runner that knows more
+    warm: bool = False  # forked from a warm server (xlakb.envs.warm), not started cold
 
 
 def kill_group(pid: int) -> None:

@@ -22,6 +22,8 @@ from packaging.version import InvalidVersion, Version
 
 from .cjk import STRAY, join_zh
 from .errors import XlakbError
+from .glossary import variant_problems
+from .signatures import generic_only, parse_signature, portability_problem, signatures_of
 
 SCHEMA_COMMENT = "# yaml-language-server: $schema=../src/xlakb/data/record.schema.json"
 LANGS = ("en", "zh")
@@ -88,6 +90,16 @@ class Record:
     @property
     def signatures(self) -> list[str]:
         return list(self.reproducer["signatures"])
+
+    @property
+    def workaround(self) -> dict | None:
+        """The workaround as a runnable variant of the reproducer (``reproducer.workaround``: args, env), or None."""
+        return self.reproducer.get("workaround")
+
+    @property
+    def cold_start(self) -> bool:
+        """The record asks for a new interpreter per probe (``environment.cold_start``), no warm start."""
+        return bool(self.environment.get("cold_start", False))
 
     @property
     def environment(self) -> dict:
@@ -290,8 +302,6 @@ def check_record(path: Path, data: dict, node: yaml.Node | None, root: Path) -> 
 
 
 def _patterns(data: dict):
-    from .triage import parse_signature
-
     for i, item in enumerate(data.get("signatures", [])):
         sig = parse_signature(item)
         for key in ("pattern", "file", "function"):
@@ -309,11 +319,12 @@ def record_files(root: Path) -> list[Path]:
 
 
 def validate(root: Path, *, measured: bool = True) -> tuple[list[Record], list[Problem]]:
-    """Check every record under ``root/issues``; return the valid ones and all problems.
+    """Check every record under ``root/issues`` as data (schema, ids, both languages, regexes, look-alike
+    links); return the valid ones and all problems.
 
-    ``measured``: also check each record's evidence for triage and its claims against its measured matrix
-    (``xlakb validate``); loading records for other commands leaves that out, so a stale claim or a weak
-    signature never hides a record."""
+    ``measured``: also the checks ``xlakb validate`` adds (its Chinese text, its evidence for triage);
+    loading records for other commands leaves them out, so a weak signature never hides a record. What the
+    records claim against what was measured is checked above this module (:func:`xlakb.knowledge.validate`)."""
     records: list[Record] = []
     problems: list[Problem] = []
     seen: dict[str, Path] = {}
@@ -334,7 +345,6 @@ def validate(root: Path, *, measured: bool = True) -> tuple[list[Record], list[P
         if measured:
             problems.extend(chinese_problems(rel, path))
             problems.extend(evidence_problems(rel, record, node))
-            problems.extend(measured_problems(root, rel, record, node))
     problems.extend(lookalike_problems(root, records))
     return records, problems
 
@@ -358,8 +368,6 @@ def lookalike_problems(root: Path, records: list[Record]) -> list[Problem]:
 def chinese_problems(rel: Path, path: Path) -> list[Problem]:
     """A space typed between two Chinese characters inside a line (line breaks of folded text are joined
     when the record is read; a space inside a line is kept as written, so it is an error to fix)."""
-    from .glossary import variant_problems
-
     out = []
     for n, line in enumerate(path.read_text("utf-8").splitlines(), 1):
         m = STRAY.search(line)
@@ -372,8 +380,6 @@ def chinese_problems(rel: Path, path: Path) -> list[Problem]:
 def evidence_problems(rel: Path, record: Record, node: yaml.Node | None) -> list[Problem]:
     """What makes a record's triage signatures weak: messages only (a generic error string is no
     evidence), or regex syntax the site's paste box (JavaScript) cannot run."""
-    from .triage import generic_only, portability_problem, signatures_of
-
     out = []
     if generic_only(signatures_of(record.data)):
         out.append(Problem(rel, _line_of(node, ["signatures"]), "signatures",
@@ -383,25 +389,6 @@ def evidence_problems(rel: Path, record: Record, node: yaml.Node | None) -> list
         problem = portability_problem(pattern) if loc[0] == "signatures" else None
         if problem:
             out.append(Problem(rel, _line_of(node, loc), _field(loc), problem))
-    return out
-
-
-def measured_problems(root: Path, rel: Path, record: Record, node: yaml.Node | None) -> list[Problem]:
-    """The record's claims against its own measured matrix (``bisect/<id>/matrix.json``): one problem per
-    disagreement, naming the field of the record and what was measured."""
-    from .matrix import disagreements
-
-    path = root / "bisect" / record.id / "matrix.json"
-    if not path.is_file():
-        return []
-    try:
-        matrix = json.loads(path.read_text("utf-8"))
-        rows = list(matrix["results"])
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as err:
-        return [Problem(path.relative_to(root), None, "results", f"cannot read the measured matrix: {err}")]
-    out = []
-    for where, message in disagreements(record, rows):
-        out.append(Problem(rel, _line_of(node, where.split(".")), where, f"{message} (bisect/{record.id}/matrix.json)"))
     return out
 
 

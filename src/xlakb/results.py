@@ -54,14 +54,27 @@ def candidate_order(label: str) -> tuple:
 
 
 def save_matrix(root: Path, record: Record, results: list[ProbeResult], runner: str) -> Path:
+    """Keep ``results`` in ``matrix.json`` (the bug on each release), and the workaround variant's results in
+    ``workaround.json`` (the same shape: whether the workaround holds on each release)."""
+    workaround = [r for r in results if r.kind == "workaround"]
+    bug = [r for r in results if r.kind != "workaround"]
     path = results_dir(root, record.id) / "matrix.json"
+    if workaround:
+        path = _save_rows(root, record, workaround, runner, "workaround.json", "workaround")
+    if bug or not workaround:
+        path = _save_rows(root, record, bug, runner, "matrix.json", "matrix")
+    return path
+
+
+def _save_rows(root: Path, record: Record, results: list[ProbeResult], runner: str, name: str, kind: str) -> Path:
+    path = results_dir(root, record.id) / name
     old = read_json(path) or {}
     by_label = {r["candidate"]: r for r in old.get("results", [])}
     for res in results:
         by_label[res.candidate] = {k: v for k, v in res.to_json().items() if k not in ("record", "log")}
     data = {
         "record": record.id,
-        "kind": "matrix",
+        "kind": kind,
         "reproducer": {"path": record.reproducer["path"], "sha256": record.reproducer_sha256()},
         "runner": runner,
         "host": host(),
@@ -73,6 +86,19 @@ def save_matrix(root: Path, record: Record, results: list[ProbeResult], runner: 
 
 def load_matrix(root: Path, record_id: str) -> dict | None:
     return read_json(results_dir(root, record_id) / "matrix.json")
+
+
+def load_workaround(root: Path, record_id: str) -> dict | None:
+    """The workaround variant's results (``workaround.json``), or None when it was never measured."""
+    return read_json(results_dir(root, record_id) / "workaround.json")
+
+
+def workaround_holds(bug: dict | None, workaround: dict | None) -> list[str]:
+    """The releases where the bug was measured reproduced and the workaround variant not reproduced (the
+    workaround holds there), oldest first."""
+    reproduced = {r["candidate"] for r in (bug or {}).get("results", []) if r.get("verdict") == "reproduced"}
+    return sorted((r["candidate"] for r in (workaround or {}).get("results", [])
+                   if r.get("verdict") == "not-reproduced" and r["candidate"] in reproduced), key=candidate_order)
 
 
 def merge_matrix(root: Path, other: Path) -> tuple[str, int]:

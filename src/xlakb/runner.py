@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as _dt
 import enum
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -21,7 +22,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .candidates import Candidate
+from .candidate import Candidate
 from .envs import Backend, EnvSpec, cache_dir
 from .envs.cache import cap_from_environment, enforce_cap, in_use
 from .errors import XlakbError
@@ -88,6 +89,7 @@ class ProbeResult:
     runner: str
     log: str
     cached: bool = False
+    start: str = "cold"  # "warm": forked from a warm server (xlakb.envs.warm); "cold": a new interpreter
 
     def to_json(self) -> dict:
         data = asdict(self)
@@ -121,9 +123,37 @@ def _requirement(name: str, what: str) -> str:
     return what if what.endswith(".whl") else f"{name}=={what}"
 
 
-def run_env(record: Record, settings: tuple[tuple[str, str], ...] | None = None) -> dict[str, str]:
+def warm_allowed(record: Record, candidate: Candidate) -> bool:
+    """Whether this probe may start warm: warm starts are on (XLAKB_WARM), the record does not ask for cold
+    starts (``environment.cold_start``), and a settings candidate changes no variable read at import time
+    (a server per configuration would cost more than it saves)."""
+    from .envs import warm
+
+    if not warm.enabled() or record.cold_start:
+        return False
+    if candidate.kind == "settings" and candidate.settings:
+        names = {k for k, _ in candidate.settings}
+        release = candidate.torch_xla if re.fullmatch(r"\d+\.\d+\.\d+", candidate.torch_xla) else None
+        if names & set(warm.import_time_names(release, dict(candidate.settings))):
+            return False
+    return True
+
+
+def run_args(record: Record, candidate: Candidate) -> tuple[str, ...]:
+    """The reproducer's arguments: none, or the record's workaround variant's for a workaround candidate."""
+    if candidate.kind != "workaround":
+        return ()
+    if not record.workaround:
+        raise XlakbError(f"{record.path.name}: reproducer.workaround is not declared",
+                         hint="declare the workaround's variant of the reproducer (args, env) to measure it")
+    return tuple(record.workaround.get("args", ()))
+
+
+def run_env(record: Record, settings: tuple[tuple[str, str], ...] | None = None, candidate: Candidate | None = None
+            ) -> dict[str, str]:
     """The variables a reproducer runs with: a small clean base plus the record's ``environment.env``,
-    or ``settings`` in its place (a settings bisection's candidate: the probe's whole configuration)."""
+    or ``settings`` in its place (a settings bisection's candidate: the probe's whole configuration), plus
+    the workaround variant's variables for a workaround candidate."""
     keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER")
     env = {k: os.environ[k] for k in keep if k in os.environ}
     # a TPU-only record runs on the host's chips (PJRT_DEVICE=TPU); every other one on virtual CPU devices
@@ -134,6 +164,8 @@ def run_env(record: Record, settings: tuple[tuple[str, str], ...] | None = None)
         "TF_CPP_MIN_LOG_LEVEL": "0",
     })
     env.update(_variables(record, settings))
+    if candidate is not None and candidate.kind == "workaround" and record.workaround:
+        env.update(record.workaround.get("env", {}))
     return env
 
 
@@ -154,14 +186,18 @@ class VerdictCache:
         self._kept: set[str] = set()
 
     @staticmethod
-    def key(record: Record, spec: EnvSpec, runner: str, settings: tuple[tuple[str, str], ...] | None = None) -> str:
-        blob = json.dumps({
+    def key(record: Record, spec: EnvSpec, runner: str, settings: tuple[tuple[str, str], ...] | None = None,
+            variant: str = "") -> str:
+        what = {
             "reproducer": record.reproducer_sha256(),
             "env": spec.key(),
             "vars": run_env_fingerprint(record, settings),
             "signatures": record.signatures,
             "runner": runner,
-        }, sort_keys=True).encode()
+        }
+        if variant == "workaround":  # the bug's own probes keep the keys they had before variants existed
+            what["workaround"] = record.workaround
+        blob = json.dumps(what, sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:24]
 
     def get(self, key: str) -> ProbeResult | None:
@@ -196,11 +232,14 @@ def verdict_key(record: Record, candidate: Candidate, runner: str, *, find_links
                 index_url: str | None = None) -> str:
     """The :class:`VerdictCache` key of probing ``record`` on ``candidate`` with the runner called ``runner``."""
     return VerdictCache.key(record, env_spec(record, candidate, find_links=find_links, index_url=index_url), runner,
-                            candidate.settings)
+                            candidate.settings, candidate.kind)
 
 
 def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+_LOG_SEQ = itertools.count(1)  # two probes of one record and build in the same second keep two logs
 
 
 def probe(
@@ -225,22 +264,24 @@ def probe(
     if not script.is_file():
         raise XlakbError(f"{record.path.name}: reproducer {record.reproducer['path']} does not exist")
     spec = env_spec(record, candidate, find_links=find_links, index_url=index_url)
-    key = VerdictCache.key(record, spec, backend.name, candidate.settings) if cache else ""
+    args = run_args(record, candidate)
+    key = VerdictCache.key(record, spec, backend.name, candidate.settings, candidate.kind) if cache else ""
     if cache:
         hit = cache.get(key)
         if hit is not None:
             return hit
     stamp = time.strftime("%Y%m%dT%H%M%S")
-    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", candidate.label)
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", candidate.label) + ("-workaround" if candidate.kind == "workaround" else "")
     if len(safe) > 80:  # a settings configuration can be long: keep file names short and still distinct
         safe = f"{safe[:60]}-{hashlib.sha256(candidate.label.encode()).hexdigest()[:12]}"
-    log_path = (log_dir or cache_dir() / "logs") / record.id / f"{stamp}-{safe}-{os.getpid()}.log"
+    log_path = (log_dir or cache_dir() / "logs") / record.id / f"{stamp}-{safe}-{os.getpid()}-{next(_LOG_SEQ)}.log"
     cap = cap_from_environment()
     asked = time.time()
     keys = [spec.key()] + ([spec.base().key()] if spec.overlay else [])
     with in_use(backend.cache, backend.name, keys):  # `xlakb env prune` and the size cap leave it alone
         prepared = backend.ensure(spec, progress)
-        result = backend.run(prepared, script, env=run_env(record, candidate.settings), timeout=record.timeout, log_path=log_path)
+        result = backend.run(prepared, script, env=run_env(record, candidate.settings, candidate), timeout=record.timeout,
+                             log_path=log_path, args=args, warm=warm_allowed(record, candidate))
         if cap is not None and float(prepared.info.get("built_at") or 0) >= asked:  # a new environment: keep the cap
             enforce_cap(backend, cap, keep=keys, progress=progress)
     verdict, detail = classify(result, record.signatures)
@@ -258,6 +299,7 @@ def probe(
         env_key=prepared.key,
         runner=backend.name,
         log=str(log_path),
+        start="warm" if result.warm else "cold",
     )
     if cache:
         cache.put(key, probe_result)

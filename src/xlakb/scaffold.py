@@ -36,7 +36,7 @@ tags: [{component}]
 # (kinds: message, check, frame, call, env; see the schema).
 signatures:
   - message: "TODO-replace-with-a-regex-of-the-error-users-see"
-  - frame: {{file: 'TODO_torch_xla_file_in_the_traceback\.py', function: 'TODO_function'}}
+  - frame: {{file: 'TODO_torch_xla_file_in_the_traceback\\.py', function: 'TODO_function'}}
 upstream:
   repo: pytorch/xla
   issues: []

@@ -55,10 +55,8 @@ from pathlib import Path
 from typing import BinaryIO, Iterable
 
 from .errors import XlakbError
+from .signatures import KINDS, MESSAGE_KINDS, TRIGGER_KINDS, Signature, signatures_of
 
-KINDS = ("message", "check", "frame", "call", "env")
-MESSAGE_KINDS = ("message", "check")
-TRIGGER_KINDS = ("frame", "call", "env")
 WEIGHTS = {"message": 3, "check": 4, "frame": 2, "call": 2, "env": 1}
 
 class BadInput(XlakbError):
@@ -366,58 +364,6 @@ def facts(log: Log | str, catalog: CatalogIndex = EMPTY_CATALOG, generic: dict |
     torch, _ = _version(near_versions, "torch")
     others = tuple(b["name"] for b in (generic or GENERIC)["other_backends"] if _rx(b["pattern"]).search(text))
     return Facts(text, frames, tuple(signs), xla, torch, where, origins, others)
-
-
-# -- signatures -------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Signature:
-    kind: str
-    pattern: str = ""          # message, check, call: a regex; env: the value regex (optional)
-    file: str = ""             # frame
-    function: str = ""         # frame
-    name: str = ""             # env
-    generic: str = ""          # why this signature cannot name one bug by itself ("" when it can)
-
-    def describe(self) -> str:
-        if self.kind == "frame":
-            return f"frame {self.file}" + (f" in {self.function}" if self.function else "")
-        if self.kind == "env":
-            return f"env {self.name}" + (f"={self.pattern}" if self.pattern else "")
-        return f"{self.kind} {self.pattern}"
-
-
-def parse_signature(item) -> Signature:
-    """A record's signature: a plain string (a message) or a mapping with one kind as its key."""
-    if isinstance(item, str):
-        return Signature("message", item)
-    kind = next(iter(item))
-    value = item[kind]
-    if kind == "frame":
-        return Signature("frame", file=value["file"], function=value.get("function", ""))
-    if kind == "env":
-        if isinstance(value, str):
-            name, _, val = value.partition("=")
-            return Signature("env", name=name, pattern=re.escape(val) if val else "")
-        return Signature("env", name=value["name"], pattern=value.get("value", ""))
-    return Signature(kind, value)
-
-
-def signatures_of(data: dict) -> list[Signature]:
-    return [parse_signature(s) for s in data.get("signatures", [])]
-
-
-def generic_only(sigs: list[Signature]) -> bool:
-    """A record whose signatures are messages only: a generic error string alone is no evidence."""
-    return bool(sigs) and all(s.kind == "message" for s in sigs)
-
-
-#: what JavaScript's RegExp cannot read (the site's paste box runs the same patterns)
-_NOT_PORTABLE = re.compile(r"\(\?P|\(\?[aiLmsux]+\)|\\A|\\Z|\(\?#")
-
-
-def portability_problem(pattern: str) -> str | None:
-    m = _NOT_PORTABLE.search(pattern)
-    return f"{m.group(0)!r} is Python-only regex syntax (the site's paste box runs it in JavaScript)" if m else None
 
 
 # -- what is generic ---------------------------------------------------------------------------------------
@@ -925,16 +871,6 @@ def export_catalog(cat) -> list[dict]:
         out.append(row)
     out.sort(key=lambda r: r["pattern"])
     return out
-
-
-def export(root: Path, catalog_path: Path | None = None) -> dict:
-    """Triage data of every record under ``root`` with its measured matrix, and the message catalog."""
-    from . import catalog as catalog_mod
-    from .records import load_records
-    from .results import load_matrix
-
-    records = [export_record(r.data, load_matrix(root, r.id)) for r in load_records(root)]
-    return export_records(records, catalog_mod.load(catalog_path))
 
 
 def export_records(records: list[dict], cat=None, background: list[tuple[str, str]] | None = None) -> dict:

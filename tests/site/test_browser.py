@@ -212,7 +212,8 @@ def _paste_box_ready(browser) -> bool:
 def test_paste_box_gives_the_same_answer_as_xlakb_triage(browser, server, layout):
     """The site's engine (triage.js on the exported data) and the Python one, on every log of both corpora:
     reproducer logs, unrelated logs and real pastes."""
-    from xlakb.triage import engine, export, log_from_text, result_json, triage
+    from xlakb.knowledge import export
+    from xlakb.triage import engine, log_from_text, result_json, triage
 
     records, catalog = engine(export(layout))
     browser.get(f"{server}triage/")

@@ -430,3 +430,21 @@ def test_site_url_comes_from_the_pages_workflow(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     assert '<link rel="canonical" href="https://example-owner.github.io/xlakb/' in read(tmp_path / "out" / "index.html")
     assert "https://example-owner.github.io/xlakb/" in read(tmp_path / "out" / "sitemap.xml")
+
+
+def test_the_workaround_section_says_where_it_was_measured_to_hold():
+    from xlakb.sitegen.data import Measured, SiteRecord
+    from xlakb.sitegen.render import workaround_html
+
+    def rows(**verdicts):
+        return {"results": [{"candidate": v.replace("_", "."), "verdict": x} for v, x in verdicts.items()]}
+
+    data = {"reproducer": {"workaround": {"args": ["--workaround"]}}}
+    rec = SiteRecord(Path("x.yaml"), data, "", Measured(matrix=rows(**{"2_4_0": "reproduced", "2_5_1": "reproduced",
+                                                                        "2_6_0": "not-reproduced"})))
+    assert "has not been measured yet" in workaround_html(rec, "en")
+    rec.measured.workaround = rows(**{"2_4_0": "not-reproduced", "2_5_1": "reproduced", "2_6_0": "not-reproduced"})
+    en, zh = workaround_html(rec, "en"), workaround_html(rec, "zh")
+    assert "Workaround verified on 2.4.0" in en and "<code>--workaround</code>" in en and "It does not hold on 2.5.1" in en
+    assert "已在 2.4.0 上验证" in zh and "在 2.5.1 上该方法无效" in zh
+    assert workaround_html(SiteRecord(Path("x.yaml"), {"reproducer": {}}, "", Measured()), "en") == ""

@@ -428,8 +428,8 @@
 
   function hitLine(h, t) {
     var what = h.signature.slice(h.kind.length + 1);
-    return "<li>" + esc(t.matched) + " " + esc(t.kinds[h.kind] || h.kind) + " <code>" + esc(what) + "</code> (" +
-      esc(t.line.replace("{n}", h.line)) + "): <code>" + esc(h.excerpt) + "</code>" +
+    return "<li>" + esc(t.matched) + " " + esc(t.kinds[h.kind] || h.kind) + " <code>" + esc(what) + "</code> " +
+      esc(t.at_line.replace("{n}", h.line)) + "<code>" + esc(h.excerpt) + "</code>" +
       (h.generic ? ' <span class="xlakb-generic">[' + esc(t.generic) + ": " + esc(reason(h.generic, t)) + "]</span>" : "") + "</li>";
   }
 

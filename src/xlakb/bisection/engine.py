@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, TypeVar
 
-from ..candidates import Candidate, Source
+from ..candidate import Candidate
+from .source import Source
 from ..envs import Backend, cache_dir
 from ..errors import WheelNotFound, XlakbError
 from ..executors import Executor, LocalExecutor, ProbeTask

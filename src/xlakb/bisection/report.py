@@ -10,7 +10,7 @@ import datetime as _dt
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..candidates import Candidate
+from ..candidate import Candidate
 from ..results import results_dir, write_json
 from ..runner import ProbeResult
 

@@ -13,7 +13,7 @@ import json
 import threading
 from pathlib import Path
 
-from ..candidates import Candidate
+from ..candidate import Candidate
 from ..results import read_json, write_json
 from ..runner import ProbeResult, Verdict
 

@@ -14,7 +14,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping, Protocol
+from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence
 
 from ..errors import XlakbError
 from ..proc import RunResult
@@ -111,8 +111,12 @@ class Backend(Protocol):
         timeout: float,
         log_path: Path,
         on_line: Callable[[str], None] | None = None,
+        args: Sequence[str] = (),
+        warm: bool = False,
     ) -> RunResult:
-        """Run ``script`` with the environment's python; kill everything on timeout."""
+        """Run ``script`` (with ``args``) with the environment's python; kill everything on timeout. ``warm``:
+        the caller allows a warm start (a child forked from a server that imported torch and torch_xla,
+        :mod:`xlakb.envs.warm`), judged like a cold run; a backend that cannot warm runs cold."""
 
     def remove(self, key: str) -> bool:
         """Delete a cached environment unless it is in use; True when something was removed."""

@@ -46,7 +46,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, Sequence
 
 from filelock import FileLock
 
@@ -526,11 +526,58 @@ class DockerBackend:
         timeout: float,
         log_path: Path,
         on_line: Callable[[str], None] | None = None,
+        args: Sequence[str] = (),
+        warm: bool = False,
     ) -> proc.RunResult:
+        if warm:
+            return self._run_warm(prepared, Path(script).resolve(), env=env, timeout=timeout, log_path=log_path,
+                                  on_line=on_line, args=args)
+        return self._run_cold(prepared, script, env=env, timeout=timeout, log_path=log_path, on_line=on_line, args=args)
+
+    def _variables(self, prepared: Prepared, env: Mapping[str, str]) -> dict[str, str]:
+        """A probe's variables inside the container: the host's own ones replaced by the container's."""
+        variables = {k: v for k, v in env.items() if k not in _HOST_ONLY}
+        variables.update({"PATH": f"{Path(prepared.python).parent}:{SYSTEM_PATH}", "HOME": "/tmp", "TMPDIR": "/tmp",
+                          "VIRTUAL_ENV": str(Path(prepared.python).parent.parent)})
+        if prepared.extra_path:
+            variables["PYTHONPATH"] = ":".join(prepared.extra_path)
+        return variables
+
+    def _confinement(self) -> dict:
+        """What every probe container is held to: no network, a read-only root, a non-root user, limits."""
+        return dict(user=PROBE_USER, network_mode="none", read_only=True,
+                    tmpfs={"/tmp": f"rw,nosuid,nodev,size={self.tmpfs_size},mode=1777"},
+                    mem_limit=self.mem_limit, memswap_limit=self.mem_limit, nano_cpus=int(self.cpus * 1e9),
+                    pids_limit=self.pids_limit, cap_drop=["ALL"], security_opt=["no-new-privileges"],
+                    hostname="xlakb-probe", init=True)
+
+    def _run_warm(self, prepared: Prepared, script: Path, *, env: Mapping[str, str], timeout: float, log_path: Path,
+                  on_line: Callable[[str], None] | None, args: Sequence[str]) -> proc.RunResult:
+        """A probe forked from a server in one long-lived container per environment (and import-time settings),
+        held to the same confinement as a cold probe's container (see :mod:`xlakb.envs.warm`)."""
+        from . import warm as warm_start
+        from .uv import _release
+
+        touch(self._used_file(prepared.key))
+        variables = self._variables(prepared, env)
+
+        def start(folder: Path) -> "_WarmContainer":
+            return _WarmContainer(self, prepared, warm_start.server_env(_release(prepared.spec), variables), folder,
+                                  warm_start.pool().idle, warm_start.PRELOAD)
+
+        def cold() -> proc.RunResult:
+            return self._run_cold(prepared, script, env=env, timeout=timeout, log_path=log_path, on_line=on_line, args=args)
+
+        return warm_start.pool().run(f"docker:{prepared.location}", script, args=args, env=variables,
+                                     release=_release(prepared.spec), cwd=script.parent, timeout=timeout,
+                                     log_path=log_path, on_line=on_line, cold=cold, start=start)
+
+    def _run_cold(self, prepared: Prepared, script: Path, *, env: Mapping[str, str], timeout: float, log_path: Path,
+                  on_line: Callable[[str], None] | None, args: Sequence[str]) -> proc.RunResult:
         import docker.errors
 
         script = Path(script).resolve()
-        argv = (prepared.python, f"{REPRO_DIR}/{script.name}")
+        argv = (prepared.python, f"{REPRO_DIR}/{script.name}", *args)
         touch(self._used_file(prepared.key))
         if prepared.spec.overlay:
             touch(self._used_file(prepared.spec.base().key()))
@@ -541,12 +588,9 @@ class DockerBackend:
             os.chmod(stage, 0o755)
             shutil.copyfile(script, stage / script.name)
             os.chmod(stage / script.name, 0o644)
-            variables = {k: v for k, v in env.items() if k not in _HOST_ONLY}
-            variables.update({"PATH": f"{Path(prepared.python).parent}:{SYSTEM_PATH}", "HOME": "/tmp", "TMPDIR": "/tmp",
-                              "VIRTUAL_ENV": str(Path(prepared.python).parent.parent)})
+            variables = self._variables(prepared, env)
             mounts = [_bind(str(stage), REPRO_DIR)]
             if prepared.extra_path:
-                variables["PYTHONPATH"] = ":".join(prepared.extra_path)
                 mounts.append(_bind(prepared.info["overlay_dir"], OVERLAY_DIR))
             try:
                 container = self.client.containers.create(
@@ -554,20 +598,9 @@ class DockerBackend:
                     list(argv),
                     environment=variables,
                     working_dir=REPRO_DIR,
-                    user=PROBE_USER,
-                    network_mode="none",
-                    read_only=True,
-                    tmpfs={"/tmp": f"rw,nosuid,nodev,size={self.tmpfs_size},mode=1777"},
                     mounts=mounts,
-                    mem_limit=self.mem_limit,
-                    memswap_limit=self.mem_limit,
-                    nano_cpus=int(self.cpus * 1e9),
-                    pids_limit=self.pids_limit,
-                    cap_drop=["ALL"],
-                    security_opt=["no-new-privileges"],
-                    hostname="xlakb-probe",
-                    init=True,  # the reproducer is not PID 1: signals behave as on the host, zombies are reaped
                     labels=self._labels("probe", key=prepared.key),
+                    **self._confinement(),  # init: the reproducer is not PID 1, signals behave as on the host
                 )
             except docker.errors.ImageNotFound:
                 raise XlakbError(f"docker environment image {prepared.location} is gone", hint="run the command again to rebuild it") from None
@@ -826,10 +859,120 @@ def pip_command() -> list[str]:
     return [sys.executable, "-m", "pip"]
 
 
-def _bind(source: str, target: str):
+WARM_DIR = "/xlakb/warm"
+
+
+class _WarmContainer:
+    """A warm server (data/warm_server.py) in a container of its own, one per environment and import-time
+    settings and one probe at a time (``exclusive``): each probe is forked inside it, and after each the server
+    kills what is left and empties /tmp of what the probe made (``--contained``). It is held to a cold probe
+    container's confinement: no network, nobody, read-only root, the same limits. Its folder on the host holds
+    the socket and, per probe, a root-owned folder with the script and the log: the container may write only the
+    log; the folder itself is made read-only once the server listens."""
+
+    exclusive = True
+
+    def __init__(self, backend: "DockerBackend", prepared: Prepared, env: Mapping[str, str], folder: Path, idle: float,
+                 preload: Sequence[str]):
+        import docker.errors
+        from importlib import resources
+
+        self.backend = backend
+        self.folder = folder
+        self.python = f"docker:{prepared.location}"
+        self.socket = folder / "s"
+        os.chmod(folder, 0o777)  # the container's user (nobody) makes its socket here; read-only once it has
+        shutil.copyfile(str(resources.files("xlakb") / "data" / "warm_server.py"), folder / "warm_server.py")
+        os.chmod(folder / "warm_server.py", 0o644)
+        mounts = [_bind(str(folder), WARM_DIR, writable=True)]
+        if prepared.extra_path:
+            mounts.append(_bind(prepared.info["overlay_dir"], OVERLAY_DIR))
+        try:
+            self.container = backend.client.containers.run(
+                prepared.location,
+                [prepared.python, f"{WARM_DIR}/warm_server.py", "--socket", f"{WARM_DIR}/s", "--preload",
+                 ",".join(preload), "--idle", str(idle), "--contained", "1"],
+                environment=dict(env), working_dir=WARM_DIR, mounts=mounts, detach=True,
+                labels=backend._labels("warm", key=prepared.key), **backend._confinement())
+        except docker.errors.APIError as err:
+            raise XlakbError(f"cannot start a warm server container: {err.explanation or err}") from None
+
+    def wait_ready(self, timeout: float) -> None:
+        import docker.errors
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                self.container.reload()
+                logs = self.container.logs(stdout=True, stderr=False).decode("utf-8", "replace")
+            except docker.errors.NotFound:
+                break
+            if '"ready"' in logs and self.socket.exists():
+                os.chmod(self.folder, 0o755)  # from now on a probe cannot add, remove or replace anything here
+                return
+            if self.container.status == "exited":
+                break
+            time.sleep(0.2)
+        tail = ""
+        try:
+            tail = self.container.logs().decode("utf-8", "replace").strip().splitlines()[-1:]
+        except Exception:  # noqa: BLE001 - only for the message
+            pass
+        self.stop()
+        raise XlakbError("warm server container did not start" + (f": {tail[0]}" if tail else ""))
+
+    def alive(self) -> bool:
+        import docker.errors
+
+        try:
+            self.container.reload()
+            return self.container.status == "running"
+        except docker.errors.NotFound:
+            return False
+
+    def stop(self) -> None:
+        self.backend._kill(self.container)
+        self.backend._remove(self.container)
+
+    def kill(self, pid: int) -> None:
+        from .warm import kill_request
+
+        kill_request(self.socket, pid)  # its pids are the container's: the server kills the group
+
+    def note(self, code: int | None, reply: Mapping) -> str:
+        if reply.get("oom_kills"):  # the kernel killed a process of this probe (itself or a child) for memory
+            return f"killed: out of memory (limit {_human(self.backend.mem_limit)})"
+        return ""
+
+    def run(self, script: Path, args: Sequence[str], env: Mapping[str, str], cwd: Path, timeout: float,
+            log_path: Path):
+        from .warm import request
+
+        runs = self.folder / "run"
+        runs.mkdir(mode=0o755, exist_ok=True)
+        run = runs / uuid.uuid4().hex
+        run.mkdir(mode=0o755)
+        try:
+            shutil.copyfile(script, run / script.name)
+            os.chmod(run / script.name, 0o644)
+            (run / "log").touch()
+            os.chmod(run / "log", 0o666)  # the only file the probe may write outside /tmp: its own output
+            inside = f"{WARM_DIR}/run/{run.name}"
+            reply = request(self.socket, {"script": f"{inside}/{script.name}", "args": list(args), "env": dict(env),
+                                          "cwd": inside, "log": f"{inside}/log"}, timeout, self.kill, self.python)
+        finally:
+            log_path.parent.mkdir(parents=True, exist_ok=True)
+            if (run / "log").exists():
+                shutil.copyfile(run / "log", log_path)
+            shutil.rmtree(run, ignore_errors=True)
+        return reply
+
+
+def _bind(source: str, target: str, *, writable: bool = False):
+    """A bind mount, read-only unless ``writable`` (only a warm server's own folder: its socket, the logs)."""
     from docker.types import Mount
 
-    return Mount(target=target, source=source, type="bind", read_only=True)
+    return Mount(target=target, source=source, type="bind", read_only=not writable)
 
 
 def _quote(text: str) -> str:

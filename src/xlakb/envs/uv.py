@@ -21,7 +21,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 from filelock import FileLock
 
@@ -236,6 +236,8 @@ class UvBackend:
         timeout: float,
         log_path: Path,
         on_line: Callable[[str], None] | None = None,
+        args: Sequence[str] = (),
+        warm: bool = False,
     ) -> proc.RunResult:
         touch(Path(prepared.location) / LAST_USED)
         full = dict(env)
@@ -243,7 +245,16 @@ class UvBackend:
         full["PATH"] = f"{Path(prepared.python).parent}{os.pathsep}{full.get('PATH', os.defpath)}"
         if prepared.extra_path:
             full["PYTHONPATH"] = os.pathsep.join(prepared.extra_path)
-        return proc.run([prepared.python, str(script)], env=full, cwd=script.parent, timeout=timeout, log_path=log_path, on_line=on_line)
+        def cold() -> proc.RunResult:
+            return proc.run([prepared.python, str(script), *args], env=full, cwd=script.parent, timeout=timeout,
+                            log_path=log_path, on_line=on_line)
+
+        if not warm:
+            return cold()
+        from . import warm as warm_start
+
+        return warm_start.pool().run(prepared.python, script, args=args, env=full, release=_release(prepared.spec),
+                                     cwd=script.parent, timeout=timeout, log_path=log_path, on_line=on_line, cold=cold)
 
     def remove(self, key: str) -> bool:
         """Delete one environment unless a probe is using or building it; True when something was removed."""
@@ -307,3 +318,14 @@ class UvBackend:
 
 def _short_req(req: str) -> str:
     return Path(req).name if req.endswith(".whl") else req
+
+
+def _release(spec: EnvSpec) -> str | None:
+    """The torch_xla release an environment holds ("2.5.1"), or None for a wheel file (a nightly, a commit's base)."""
+    import re
+
+    for req in spec.requirements:
+        m = re.fullmatch(r"torch[_-]xla(?:\[\w,]+\])?\s*==\s*(\d+\.\d+\.\d+)", req.strip(), re.I)
+        if m:
+            return m.group(1)
+    return None

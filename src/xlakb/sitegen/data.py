@@ -25,6 +25,7 @@ class Measured:
 
     matrix: dict | None = None
     bisects: list[dict] = field(default_factory=list)
+    workaround: dict | None = None  # the workaround variant's results (workaround.json), when measured
 
 
 @dataclass
@@ -71,25 +72,32 @@ def _need(path: Path, data: dict, key: str, kind: type | tuple) -> object:
     return value
 
 
+def _read_rows(path: Path, record_id: str) -> dict:
+    """A matrix-shaped file (matrix.json, workaround.json), checked: its record, and a verdict per row."""
+    data = _read(path)
+    if data.get("record", record_id) != record_id:
+        raise XlakbError(f"{path}: field 'record' is {data['record']!r}, expected {record_id!r}")
+    results = _need(path, data, "results", list)
+    for i, res in enumerate(results):
+        if not isinstance(res, dict) or not isinstance(res.get("candidate"), str):
+            raise XlakbError(f"{path}: results[{i}].candidate is missing")
+        if res.get("verdict") not in VERDICTS:
+            raise XlakbError(f"{path}: results[{i}].verdict: {res.get('verdict')!r} is not one of {', '.join(VERDICTS)}")
+    data["results"] = sorted(results, key=lambda r: candidate_order(r["candidate"]))
+    return data
+
+
 def load_measured(root: Path, record_id: str) -> Measured:
     folder = root / "bisect" / record_id
     measured = Measured()
     if not folder.is_dir():
         return measured
     matrix_path = folder / "matrix.json"
+    workaround_path = folder / "workaround.json"
+    if workaround_path.is_file():
+        measured.workaround = _read_rows(workaround_path, record_id)
     if matrix_path.is_file():
-        matrix = _read(matrix_path)
-        if matrix.get("record", record_id) != record_id:
-            raise XlakbError(f"{matrix_path}: field 'record' is {matrix['record']!r}, expected {record_id!r}")
-        results = _need(matrix_path, matrix, "results", list)
-        for i, res in enumerate(results):
-            where = f"results[{i}]"
-            if not isinstance(res, dict) or not isinstance(res.get("candidate"), str):
-                raise XlakbError(f"{matrix_path}: {where}.candidate is missing")
-            if res.get("verdict") not in VERDICTS:
-                raise XlakbError(f"{matrix_path}: {where}.verdict: {res.get('verdict')!r} is not one of {', '.join(VERDICTS)}")
-        matrix["results"] = sorted(results, key=lambda r: candidate_order(r["candidate"]))
-        measured.matrix = matrix
+        measured.matrix = _read_rows(matrix_path, record_id)
     for path in sorted(folder.glob("bisect-*.json")):
         report = _read(path)
         if report.get("record", record_id) != record_id:

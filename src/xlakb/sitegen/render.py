@@ -156,7 +156,7 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
     out.extend(f"- {s.strip()}" for s in d["symptoms"][lang])
     out.append("")
 
-    from ..triage import signatures_of
+    from ..signatures import signatures_of
 
     out.append(f"## {t['signatures']} {{ #signatures }}\n")
     evidence = signatures_of(d)
@@ -175,6 +175,9 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
     out.append(d["root_cause"][lang].strip() + "\n")
     out.append(f"## {t['workaround']} {{ #workaround }}\n")
     out.append(d["workaround"][lang].strip() + "\n")
+    verified = workaround_html(rec, lang)
+    if verified:
+        out.append(verified + "\n")
 
     env = d["environment"]
     out.append(f"## {t['environment']} {{ #environment }}\n")
@@ -258,6 +261,45 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
     out.append(f"## {t['contribute']} {{ #contribute }}\n")
     out.append(t["contribute_text"].format(href=contributing_href) + "\n")
     return "\n".join(out)
+
+
+def workaround_html(rec: SiteRecord, lang: str) -> str:
+    """What was measured of the workaround: the releases where its variant of the reproducer did not show the
+    bug (measured reproduced there), and where it did; "" when the record declares no variant."""
+    from ..results import workaround_holds
+
+    t = UI[lang]
+    variant = rec.data["reproducer"].get("workaround")
+    if not variant:
+        return ""
+    how = " ".join([*variant.get("args", []), *(f"{k}={v}" for k, v in variant.get("env", {}).items())])
+    rows = (rec.measured.workaround or {}).get("results", [])
+    if not rows:
+        return f'<p class="xlakb-workaround-check">{escape(t["workaround_unmeasured"].format(how=how))}</p>'
+    holds = workaround_holds(rec.measured.matrix, rec.measured.workaround)
+    bug = {r["candidate"] for r in (rec.measured.matrix or {}).get("results", []) if r["verdict"] == "reproduced"}
+    fails = [r["candidate"] for r in rows if r["candidate"] in bug and r["verdict"] == "reproduced"]
+    parts = []
+    if holds:
+        parts.append(t["workaround_holds"].format(releases=_release_runs(holds), how=how))
+    if fails:
+        parts.append(t["workaround_fails"].format(releases=_release_runs(fails)))
+    if not parts:
+        parts.append(t["workaround_none"].format(how=how))
+    return f'<p class="xlakb-workaround-check">{_inline_md_code(escape(" ".join(parts)))}</p>'
+
+
+def _release_runs(releases: list[str]) -> str:
+    """``2.4.0–2.5.1, 2.7.0``: runs of consecutive known releases."""
+    known = list(_known_releases()) or sorted(releases, key=candidate_order)
+    index = {v: i for i, v in enumerate(known)}
+    runs: list[list[str]] = []
+    for v in sorted(releases, key=candidate_order):
+        if runs and v in index and runs[-1][-1] in index and index[v] == index[runs[-1][-1]] + 1:
+            runs[-1].append(v)
+        else:
+            runs.append([v])
+    return ", ".join(r[0] if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
 
 
 def record_terms(d: dict) -> list[tuple[str, str]]:
@@ -650,7 +692,8 @@ def search_phrases(records: list, languages: list[str]) -> dict:
     in the other language is offered that language's pages)."""
     from ..catalog import split_top_level
     from ..glossary import terms
-    from ..triage import _needle, signatures_of
+    from ..signatures import signatures_of
+    from ..triage import _needle
 
     out: dict = {"glossary": [{"zh": t.zh, "en": list(t.en)} for t in terms()], "records": {}}
     for lang in languages:

@@ -1,0 +1,85 @@
+"""Warm starts against cold ones: the same verdict for every probe, and how much faster.
+
+    python3 benchmarks/bench_warm.py [--records ID ...] [--versions X.Y.Z ...] [-j 2] [--runner uv]
+
+Every record (default: all) on every release (default: all known) is probed twice with real wheels, the
+verdict cache left out: once cold (XLAKB_WARM=0, a new interpreter per probe) and once warm (a child forked
+from a server per environment that imported torch and torch_xla). It prints each batch's wall time, the
+per-probe durations, and every (record, release) whose verdicts differ; a difference is a failure (exit 1).
+Environments are built before the first batch and not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def batch(pairs, backend, jobs: int, warm_on: bool, progress):
+    from xlakb.envs.warm import close_pool
+    from xlakb.matrix import run_batch
+
+    os.environ["XLAKB_WARM"] = "1" if warm_on else "0"
+    close_pool()
+    started = time.monotonic()
+    results = run_batch(pairs, backend, jobs=jobs, progress=progress, cache=None)
+    wall = time.monotonic() - started
+    close_pool()
+    return results, wall
+
+
+def main() -> int:
+    from xlakb.candidates.releases import release, releases_between
+    from xlakb.envs import get_backend
+    from xlakb.matrix import run_batch
+    from xlakb.progress import NullProgress
+    from xlakb.records import load_record, load_records
+    from xlakb.runner import VerdictCache
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--records", nargs="*")
+    ap.add_argument("--versions", nargs="*")
+    ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--runner", default="uv")
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args()
+    records = [load_record(REPO, r) for r in args.records] if args.records else load_records(REPO)
+    cands = [release(v) for v in args.versions] if args.versions else releases_between()
+    pairs = [(r, c) for r in records for c in cands]
+    backend = get_backend(args.runner)
+
+    class Lines(NullProgress):
+        def step(self, done, total, message):
+            if not args.quiet and done % 10 == 0:
+                print(f"  [{done}/{total}] {message}", file=sys.stderr, flush=True)
+
+    # environments first (and the verdicts they give, kept in the cache but not used below)
+    os.environ["XLAKB_WARM"] = "0"
+    run_batch(pairs, backend, jobs=args.jobs, progress=Lines(), cache=VerdictCache())
+    cold, cold_wall = batch(pairs, backend, args.jobs, False, Lines())
+    warm, warm_wall = batch(pairs, backend, args.jobs, True, Lines())
+    key = lambda r: (r.record, r.candidate)  # noqa: E731
+    cold_by, warm_by = {key(r): r for r in cold}, {key(r): r for r in warm}
+    differ = [(k, cold_by[k].verdict.value, warm_by[k].verdict.value) for k in cold_by
+              if k in warm_by and cold_by[k].verdict != warm_by[k].verdict]
+    starts = sum(r.start == "warm" for r in warm)
+    mean = lambda rs: sum(r.duration_s for r in rs) / max(len(rs), 1)  # noqa: E731
+    print(f"{len(records)} records x {len(cands)} releases = {len(pairs)} probes each way, -j {args.jobs}, "
+          f"runner {backend.name}\n")
+    print("| start | wall time | probes a minute | mean probe | verdicts equal to cold |")
+    print("|---|---:|---:|---:|---:|")
+    print(f"| cold | {cold_wall:.0f} s | {len(cold) / cold_wall * 60:.1f} | {mean(cold):.2f} s | - |")
+    print(f"| warm ({starts} of {len(warm)} forked) | {warm_wall:.0f} s | {len(warm) / warm_wall * 60:.1f} | "
+          f"{mean(warm):.2f} s | {len(warm) - len(differ)} of {len(warm)} |")
+    for (rid, cand), c, w in differ:
+        print(f"DIFFERENT {rid} on {cand}: cold {c}, warm {w}")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

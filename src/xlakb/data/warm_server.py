@@ -1,0 +1,264 @@
+"""xlakb's warm start: one interpreter per environment that has imported torch and torch_xla once, and forks
+a child per probe. It runs inside the probe environment's own Python (torch_xla's, not xlakb's), so it
+imports nothing of xlakb: it is a plain script, started by xlakb.envs.warm.
+
+    python -u warm_server.py --socket PATH --preload torch,torch_xla --idle SECONDS --parent PID [--contained 1]
+
+Protocol, one JSON object a line on a Unix socket, one connection per probe:
+    request  {"script": path, "args": [...], "env": {...}, "cwd": dir, "log": path}
+    reply    {"pid": N}                  the child runs; its process group is N (kill it to time it out)
+    reply    {"exit": code, "oom_kills": n}   code as a shell sees it: N, or -SIGNAL when a signal ended it;
+                                         n: processes the kernel killed for memory during the probe (--contained)
+    request  {"kill": N}                 (another connection) kill process group N (Docker: the host cannot)
+A child starts its own session, takes the probe's environment, writes stdout and stderr to the log (one file
+description: their order is kept), runs the script as __main__ with the probe's argv and exits as the
+interpreter would: SystemExit's code, 1 after an uncaught exception (traceback printed), atexit handlers run.
+
+When a child has ended, what is left of its process group is killed. With --contained (the server is alone in
+a container of its own, serving one probe at a time) the server also puts the container back as the imports
+left it before it answers: every other process is killed and /tmp is emptied of what the probe made, so a
+probe meets what a fresh container would show it.
+
+The server itself starts no thread (it waits for children through SIGCHLD) and exits when idle, when its
+parent is gone, or on SIGTERM. What the imports start (OpenBLAS's idle pool, torch's compile-worker pool on
+some releases) is reported in its "ready" line; a fork copies only the forking thread, as every fork-based
+DataLoader worker does after `import torch`. That warm and cold probes judge alike is measured, record by
+record and release by release (benchmarks/bench_warm.py), not assumed.
+"""
+
+import json
+import os
+import selectors
+import signal
+import socket
+import sys
+import time
+
+
+def _threads() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+
+        return threading.active_count()
+
+
+def _child(request: dict, listener: socket.socket, conns: list) -> None:
+    """In the forked child: become the probe, run it, exit as the interpreter would. Never returns."""
+    for c in [listener, *conns]:
+        try:
+            c.close()
+        except OSError:
+            pass
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
+        signal.signal(sig, signal.SIG_DFL if sig != signal.SIGINT else signal.default_int_handler)
+    signal.set_wakeup_fd(-1)
+    os.setsid()
+    fd = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    os.close(null)
+    os.environ.clear()
+    os.environ.update(request["env"])
+    os.chdir(request["cwd"])
+    script = request["script"]
+    sys.argv = [script, *request.get("args", [])]
+    sys.path[0] = os.path.dirname(os.path.abspath(script))
+    import runpy
+
+    code = 0
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as exit_:
+        code = exit_.code
+    except BaseException as err:  # as the interpreter does: print it (from the script's frames on), exit 1
+        import traceback
+
+        tb = err.__traceback__
+        while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != os.path.abspath(script):
+            tb = tb.tb_next
+        traceback.print_exception(type(err), err, tb or err.__traceback__)
+        code = 1
+    sys.exit(code)
+
+
+def _oom_kills() -> int:
+    """The kernel's out-of-memory kills in this container's memory cgroup so far (cgroup v2, then v1)."""
+    for path in ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"):
+        try:
+            with open(path) as f:
+                for line in f:
+                    name, _, value = line.partition(" ")
+                    if name == "oom_kill":
+                        return int(value)
+        except (OSError, ValueError):
+            continue
+    return 0
+
+
+def _reset(keep_tmp: set) -> None:
+    """Put the container back as the imports left it: kill every process but init and this server, empty /tmp
+    of what was made since (only in a container of our own: --contained)."""
+    me = os.getpid()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        others = []
+        for name in os.listdir("/proc"):
+            if name.isdigit() and int(name) not in (1, me):
+                try:
+                    with open(f"/proc/{name}/stat") as f:
+                        state = f.read().rsplit(")", 1)[1].split()[0]
+                except (OSError, IndexError):
+                    continue
+                if state != "Z":
+                    others.append(int(name))
+        if not others:
+            break
+        for pid in others:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.05)
+    import shutil
+
+    for name in os.listdir("/tmp"):
+        if name not in keep_tmp:
+            path = os.path.join("/tmp", name)
+            try:
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    os.unlink(path)
+            except OSError:
+                pass
+
+
+def _status(status: int) -> int:
+    if os.WIFSIGNALED(status):
+        return -os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)
+
+
+def main() -> int:
+    args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+    path = args["--socket"]
+    idle = float(args.get("--idle", "300"))
+    parent = int(args.get("--parent", "0"))
+    contained = args.get("--contained", "0") == "1"
+    started = time.monotonic()
+    for name in [m for m in args.get("--preload", "").split(",") if m]:
+        __import__(name)
+    loaded = time.monotonic() - started
+    keep_tmp = set(os.listdir("/tmp")) if contained else set()
+    import threading
+
+    python_threads = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *a: None)
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    listener.bind(path)
+    listener.listen(16)
+    sel = selectors.DefaultSelector()
+    sel.register(listener, selectors.EVENT_READ, "accept")
+    sel.register(wake_r, selectors.EVENT_READ, "wake")
+    conns: dict = {}      # socket -> buffered bytes
+    children: dict = {}   # pid -> (the socket to tell, out-of-memory kills when it started)
+    last = time.monotonic()
+    print(json.dumps({"ready": os.getpid(), "import_s": round(loaded, 3), "threads": _threads(),
+                      "python_threads": python_threads}), flush=True)
+    while not stop:
+        if parent and os.getppid() != parent:
+            break  # the xlakb process that started us is gone
+        if not children and not conns and time.monotonic() - last > idle:
+            break
+        for key, _ in sel.select(timeout=1.0):
+            if key.data == "accept":
+                conn, _ = listener.accept()
+                conns[conn] = b""
+                sel.register(conn, selectors.EVENT_READ, "conn")
+            elif key.data == "wake":
+                try:
+                    os.read(wake_r, 4096)
+                except BlockingIOError:
+                    pass
+            else:
+                conn = key.fileobj
+                try:
+                    chunk = conn.recv(65536)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    sel.unregister(conn)
+                    conns.pop(conn, None)
+                    conn.close()
+                    continue
+                conns[conn] += chunk
+                if b"\n" not in conns[conn]:
+                    continue
+                line, _, rest = conns[conn].partition(b"\n")
+                conns[conn] = rest
+                request = json.loads(line)
+                last = time.monotonic()
+                if "kill" in request:
+                    try:
+                        os.killpg(int(request["kill"]), signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+                    conn.sendall(b'{"killed": true}\n')
+                    continue
+                sys.stdout.flush()
+                sys.stderr.flush()
+                pid = os.fork()
+                if pid == 0:
+                    _child(request, listener, list(conns))
+                children[pid] = (conn, _oom_kills() if contained else 0)
+                conn.sendall((json.dumps({"pid": pid}) + "\n").encode())
+        while children:  # reap: tell each client how its child ended
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            conn, oom_before = children.pop(pid, (None, 0))
+            try:
+                os.killpg(pid, signal.SIGKILL)  # what the probe left running in its group
+            except (ProcessLookupError, PermissionError):
+                pass
+            reply = {"exit": _status(status)}
+            if contained:
+                reply["oom_kills"] = _oom_kills() - oom_before
+                _reset(keep_tmp)
+            last = time.monotonic()
+            if conn is not None:
+                try:
+                    conn.sendall((json.dumps(reply) + "\n").encode())
+                except OSError:
+                    pass
+    for pid in list(children):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    try:
+        os.unlink(path)
+    except OSError:  # gone already, or its folder is not ours to write (a container's, made read-only)
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,470 @@
+"""Warm starts: a probe forked from an interpreter that has imported torch and torch_xla once.
+
+A probe is mostly ``import torch, torch_xla`` (8 of 9 seconds on 2.7.0). A :class:`WarmPool` keeps one server
+per (interpreter, import-time settings) — ``data/warm_server.py`` run by the environment's own Python — and
+each probe is a child forked from it, judged exactly like a cold one: its exit code (the interpreter's way:
+SystemExit, 1 after an uncaught exception, -N for a signal), its output (stdout and stderr in one log, in
+order), a timeout that kills its whole process group.
+
+Correct first. The server is started with the probe's values of every variable torch and torch_xla read
+while they are imported (``data/import_time.yaml``, measured per release by :func:`scan_import_time`): two
+probes that differ in one of them use two servers; the rest of the probe's environment is set in the child
+before the reproducer runs. The threads the imports started (an idle OpenBLAS pool; torch's compile-worker
+pool on some releases) are reported, not forked: a fork copies only the forking thread, as every fork-based
+DataLoader worker does after ``import torch``. That warm and cold probes judge alike is measured for every
+record and release (``benchmarks/bench_warm.py``), not assumed. An interpreter whose server fails to start
+runs cold. Servers start on first use, stop after ``idle`` seconds without a probe, when the process that
+started them ends (they watch their parent), and when the pool is closed (at exit of the command).
+
+Library code: raises XlakbError; prints nothing.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import shutil
+import threading
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+from ..errors import XlakbError
+from ..proc import RunResult, kill_group
+
+SERVER = "warm_server.py"
+PRELOAD = ("torch", "torch_xla")
+#: variables a server is always started with when the probe has them (how Python itself behaves)
+INTERPRETER = ("PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PYTHONPATH", "PATH", "HOME",
+               "LANG", "LC_ALL", "VIRTUAL_ENV", "TMPDIR")
+
+
+def enabled() -> bool:
+    """Warm starts are on unless XLAKB_WARM=0 (the switch that turns them off for everything)."""
+    return os.environ.get("XLAKB_WARM", "1").strip().lower() not in ("0", "no", "off", "false")
+
+
+@lru_cache(maxsize=1)
+def import_time_table() -> dict:
+    """``data/import_time.yaml``: per torch_xla release, the variables read while ``import torch, torch_xla``
+    runs (measured with :func:`scan_import_time`), and the prefixes treated as import-time for a release not
+    measured yet."""
+    import yaml
+
+    return yaml.safe_load((resources.files("xlakb") / "data" / "import_time.yaml").read_text("utf-8"))
+
+
+def import_time_names(release: str | None, env: Mapping[str, str]) -> tuple[str, ...]:
+    """The variables of ``env`` (and those absent from it that matter) a server must be started with: the
+    release's measured list, or, for a release not measured, every variable with a known prefix."""
+    table = import_time_table()
+    measured = (table.get("releases") or {}).get(release or "")
+    if measured is not None:
+        return tuple(sorted(set(measured) | {k for k in env if k in INTERPRETER}))
+    prefixes = tuple(table.get("unmeasured_prefixes") or ())
+    return tuple(sorted({k for k in env if k.startswith(prefixes) or k in INTERPRETER}))
+
+
+def server_env(release: str | None, env: Mapping[str, str]) -> dict[str, str]:
+    """The environment a server for a probe with ``env`` is started with."""
+    return {k: env[k] for k in import_time_names(release, env) if k in env}
+
+
+class WarmServer:
+    """One running server: its process, its socket. ``exclusive``: it serves one probe at a time (a server in
+    a container puts the container back after each probe, so it cannot share it)."""
+
+    exclusive = False
+
+    def __init__(self, python: str, env: Mapping[str, str], folder: Path, idle: float, preload: Sequence[str]):
+        self.python = python
+        self.folder = folder
+        self.socket = folder / "s"
+        self.log = folder / "server.log"
+        self.ready = False
+        script = resources.files("xlakb") / "data" / SERVER
+        argv = [python, str(script), "--socket", str(self.socket), "--preload", ",".join(preload),
+                "--idle", str(idle), "--parent", str(os.getpid())]
+        self.proc = subprocess.Popen(argv, env=dict(env), stdout=subprocess.PIPE, stderr=open(self.log, "wb"),
+                                     stdin=subprocess.DEVNULL, cwd=str(folder), start_new_session=True)
+
+    def wait_ready(self, timeout: float) -> None:
+        """Block until the server has imported and listens; XlakbError with its reason when it will not."""
+        deadline = time.monotonic() + timeout
+        assert self.proc.stdout is not None
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if "ready" in msg:
+                self.ready = True
+                self.threads = msg.get("python_threads", [])
+                return
+        self.stop()
+        tail = self.log.read_text("utf-8", "replace")[-300:].strip() if self.log.exists() else ""
+        raise XlakbError(f"warm server of {self.python} did not start" + (f": {tail.splitlines()[-1]}" if tail else ""))
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+                self.proc.wait(timeout=5)
+            except (ProcessLookupError, PermissionError, subprocess.TimeoutExpired):
+                kill_group(self.proc.pid)
+                self.proc.wait()
+
+    def kill(self, pid: int) -> None:
+        """Kill a probe's process group (the server's children are ours: same machine, same user)."""
+        kill_group(pid)
+
+    def note(self, code: int | None, reply: Mapping) -> str:
+        """What the runner knows more of a probe that ended with ``code`` (a container: an out-of-memory kill)."""
+        return ""
+
+    def run(self, script: Path, args: Sequence[str], env: Mapping[str, str], cwd: Path, timeout: float,
+            log_path: Path) -> "Reply":
+        """One probe."""
+        return request(self.socket, {"script": str(script), "args": list(args), "env": dict(env), "cwd": str(cwd),
+                                     "log": str(log_path)}, timeout, self.kill, self.python)
+
+
+class ServerGone(XlakbError):
+    """The server ended while a probe ran (killed from outside, or its container stopped)."""
+
+
+@dataclass
+class Reply:
+    """How a probe ended: its exit code (None when timed out), whether it timed out, its seconds, and the
+    server's last word on it (``oom_kills`` from a contained server)."""
+
+    exit_code: int | None
+    timed_out: bool
+    duration_s: float
+    info: dict = field(default_factory=dict)
+
+
+def request(sock: Path, probe: dict, timeout: float, kill: Callable[[int], None], who: str) -> Reply:
+    """Send one probe to a server listening on ``sock`` and wait for its end. On timeout ``kill(pid)`` ends the
+    probe's whole process group. ServerGone when the server ends first (its probe's group is killed)."""
+    start = time.monotonic()
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    buf = bytearray()
+
+    def line(deadline: float | None) -> bytes | None:
+        """The next line from the server, or None when ``deadline`` passes first."""
+        while b"\n" not in buf:
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                conn.settimeout(left)
+            else:
+                conn.settimeout(None)
+            try:
+                chunk = conn.recv(65536)
+            except (socket.timeout, TimeoutError):
+                return None
+            except OSError:
+                return b""
+            if not chunk:
+                return b""
+            buf.extend(chunk)
+        head, _, rest = bytes(buf).partition(b"\n")
+        buf[:] = rest
+        return head
+
+    pid = None
+    try:
+        conn.connect(str(sock))
+        conn.sendall((json.dumps(probe) + "\n").encode())
+        first = line(time.monotonic() + 60)
+        pid = json.loads(first).get("pid") if first else None
+        if pid is None:
+            raise XlakbError(f"warm server of {who} did not start the probe")
+        done = line(start + timeout)
+        if done is None:  # the timeout: kill the whole tree the probe made, as a cold probe's does
+            kill(int(pid))
+            line(time.monotonic() + 30)  # the server has reaped it (and, contained, reset its container)
+            return Reply(None, True, time.monotonic() - start)
+        if not done:
+            kill(int(pid))
+            raise ServerGone(f"warm server of {who} ended during the probe")
+        reply = json.loads(done)
+        return Reply(int(reply["exit"]), False, time.monotonic() - start, reply)
+    except OSError as err:
+        raise XlakbError(f"warm server of {who}: {err}") from None
+    finally:
+        conn.close()
+
+
+def kill_request(sock: Path, pid: int) -> None:
+    """Ask a server to kill one of its probes' process group (a server in a container: its pids are not ours)."""
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.settimeout(10)
+        conn.connect(str(sock))
+        conn.sendall((json.dumps({"kill": pid}) + "\n").encode())
+        conn.recv(100)
+    except OSError:
+        pass
+    finally:
+        conn.close()
+
+
+def _max_servers() -> int:
+    """How many servers may live at once (each holds an imported torch: ~0.5-1 GB): $XLAKB_WARM_SERVERS, else 4."""
+    raw = os.environ.get("XLAKB_WARM_SERVERS", "4")
+    try:
+        return max(1, int(raw))
+    except ValueError:
+        raise XlakbError(f"XLAKB_WARM_SERVERS={raw!r} is not a number of servers") from None
+
+
+class WarmPool:
+    """Servers by (interpreter, import-time settings), started on first use, stopped when more than
+    ``max_servers`` live (the least recently used idle one first) and at close. A shared server takes probes
+    side by side; an exclusive one (a container's) one at a time, so a second probe on the same key starts a
+    second server."""
+
+    def __init__(self, root: Path | None = None, idle: float = 300.0, preload: Sequence[str] = PRELOAD,
+                 start_timeout: float = 300.0, max_servers: int | None = None):
+        self._own_root = root is None
+        self.root = Path(root or tempfile.mkdtemp(prefix="xlakb-warm-"))
+        self.idle = idle
+        self.preload = tuple(preload)
+        self.start_timeout = start_timeout
+        self.max_servers = max_servers or _max_servers()
+        self.servers: dict[str, list[WarmServer]] = {}
+        self.busy: dict[int, int] = {}      # id(server) -> probes running on it
+        self.used: dict[int, float] = {}    # id(server) -> when it last finished a probe
+        self.cold: dict[str, str] = {}      # key -> why this interpreter runs cold
+        self.lock = threading.Lock()
+        self.key_locks: dict[str, threading.Lock] = {}
+        self._count = 0
+        atexit.register(self.close)
+
+    def key(self, python: str, env: Mapping[str, str]) -> str:
+        return hashlib.sha256(json.dumps([python, sorted(env.items()), self.preload]).encode()).hexdigest()[:16]
+
+    def _take(self, key: str) -> "WarmServer | None":
+        """A live server of ``key`` free to take a probe, marked busy (self.lock held)."""
+        live = []
+        for srv in self.servers.get(key, []):
+            if srv.alive():
+                live.append(srv)
+            elif not self.busy.get(id(srv)):
+                srv.stop()
+        self.servers[key] = live
+        for srv in live:
+            if not srv.exclusive or not self.busy.get(id(srv)):
+                self.busy[id(srv)] = self.busy.get(id(srv), 0) + 1
+                return srv
+        return None
+
+    def acquire(self, python: str, env: Mapping[str, str], start: Callable[[Path], "WarmServer"] | None = None
+                ) -> "WarmServer | None":
+        """A server for this interpreter and import-time environment, marked busy (give it back with
+        :meth:`release`): a free one, or one started now by ``start`` (a folder in, a server out; default a
+        process of this machine). None when this interpreter runs cold (its server failed to start)."""
+        key = self.key(python, env)
+        with self.lock:
+            if key in self.cold:
+                return None
+            srv = self._take(key)
+            if srv is not None:
+                return srv
+            lock = self.key_locks.setdefault(key, threading.Lock())
+        with lock:  # one start at a time per key, even with probes arriving side by side
+            with self.lock:
+                srv = self._take(key)
+                if srv is not None:
+                    return srv
+                self._count += 1
+                folder = self.root / f"{key}-{self._count}"
+            folder.mkdir(parents=True, exist_ok=True)
+            try:
+                srv = start(folder) if start else WarmServer(python, env, folder, self.idle, self.preload)
+                srv.wait_ready(self.start_timeout)
+            except XlakbError as err:
+                with self.lock:
+                    self.cold[key] = str(err)
+                return None
+            with self.lock:
+                self.servers.setdefault(key, []).append(srv)
+                self.busy[id(srv)] = 1
+            self._trim()
+            return srv
+
+    def release(self, srv: "WarmServer") -> None:
+        with self.lock:
+            self.busy[id(srv)] = max(0, self.busy.get(id(srv), 1) - 1)
+            self.used[id(srv)] = time.monotonic()
+        self._trim()
+
+    def _trim(self) -> None:
+        """Stop idle servers, least recently used first, while more than ``max_servers`` live."""
+        with self.lock:
+            everyone = [s for group in self.servers.values() for s in group]
+            idle = sorted((s for s in everyone if not self.busy.get(id(s))), key=lambda s: self.used.get(id(s), 0))
+            extra = idle[:max(0, len(everyone) - self.max_servers)]
+            for group in self.servers.values():
+                group[:] = [s for s in group if s not in extra]
+        for srv in extra:
+            srv.stop()
+
+    def run(self, python: str, script: Path, *, args: Sequence[str], env: Mapping[str, str], release: str | None,
+            cwd: Path, timeout: float, log_path: Path, on_line: Callable[[str], None] | None = None,
+            cold: Callable[[], RunResult], start: Callable[[Path], "WarmServer"] | None = None) -> RunResult:
+        """Run the probe warm, or call ``cold`` when this interpreter cannot be warmed."""
+        srv = self.acquire(python, server_env(release, env), start)
+        if srv is None:
+            return cold()
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        note = ""
+        began = time.monotonic()
+        try:
+            reply = srv.run(script, args, env, cwd, timeout, log_path)
+        except ServerGone as err:  # the probe died with its server: an error, as a killed cold probe is
+            reply = Reply(-9, False, time.monotonic() - began)
+            note = f"killed: {err}"
+        finally:
+            self.release(srv)
+        output = log_path.read_text("utf-8", "replace") if log_path.exists() else ""
+        if on_line is not None:
+            for line in output.splitlines():
+                on_line(line)
+        return RunResult(argv=(python, str(script), *args), exit_code=reply.exit_code, timed_out=reply.timed_out,
+                         duration_s=reply.duration_s, output=output, log_path=log_path,
+                         note=note or srv.note(reply.exit_code, reply.info), warm=True)
+
+    def close(self) -> None:
+        with self.lock:
+            servers = [s for group in self.servers.values() for s in group]
+            self.servers, self.busy, self.used = {}, {}, {}
+        for srv in servers:
+            srv.stop()
+        if self._own_root:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+_POOL: WarmPool | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def pool() -> WarmPool:
+    """This process's pool (one per process: a Ray worker keeps its own across tasks)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = WarmPool()
+        return _POOL
+
+
+def close_pool() -> None:
+    global _POOL
+    with _POOL_LOCK:
+        p, _POOL = _POOL, None
+    if p is not None:
+        p.close()
+
+
+# -- which variables are read at import time (a maintainer's measurement, kept as data) ----------------------
+_GETENV_SHIM = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+static char *(*real_getenv)(const char *) = 0;
+static __thread int inside = 0;
+static void note(const char *name) {
+  if (inside || !real_getenv) return;
+  inside = 1;
+  const char *path = real_getenv("XLAKB_GETENV_LOG");
+  if (path) { FILE *f = fopen(path, "a"); if (f) { fputs(name, f); fputc('\n', f); fclose(f); } }
+  inside = 0;
+}
+char *getenv(const char *name) {
+  if (!real_getenv) real_getenv = (char *(*)(const char *))dlsym(RTLD_NEXT, "getenv");
+  note(name);
+  return real_getenv(name);
+}
+char *secure_getenv(const char *name) { return getenv(name); }
+"""
+
+_PY_WATCH = r"""
+import os, sys
+seen = set()
+class Watched(type(os.environ)):
+    def __getitem__(self, key):
+        seen.add(key); return super().__getitem__(key)
+    def __contains__(self, key):
+        seen.add(key); return super().__contains__(key)
+    def get(self, key, default=None):
+        seen.add(key); return super().get(key, default)
+os.environ = Watched(os.environ._data, os.environ.encodekey, os.environ.decodekey, os.environ.encodevalue,
+                     os.environ.decodevalue)
+for name in sys.argv[1].split(","):
+    __import__(name)
+with open(os.environ["XLAKB_GETENV_LOG"], "a") as f:
+    f.write("\n".join(sorted(seen)) + "\n")
+"""
+
+
+def scan_import_time(python: str, env: Mapping[str, str], preload: Sequence[str] = PRELOAD, cc: str = "gcc") -> list[str]:
+    """The variables read while ``python`` imports ``preload``: C/C++ reads (``getenv``, through a preloaded
+    shim built with ``cc``) and Python reads (``os.environ``). A maintainer runs this per release (``xlakb warm
+    scan``); the result goes into ``data/import_time.yaml``."""
+    with tempfile.TemporaryDirectory(prefix="xlakb-scan-") as tmp:
+        shim_c = Path(tmp) / "getenv_log.c"
+        shim = Path(tmp) / "getenv_log.so"
+        shim_c.write_text(_GETENV_SHIM)
+        built = subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(shim), str(shim_c), "-ldl"], capture_output=True,
+                               text=True)
+        if built.returncode != 0:
+            raise XlakbError(f"cannot build the getenv shim with {cc}: {built.stderr.strip()[:200]}",
+                             hint="install a C compiler (apt-get install gcc)")
+        log = Path(tmp) / "names"
+        run_env = dict(env, LD_PRELOAD=str(shim), XLAKB_GETENV_LOG=str(log))
+        done = subprocess.run([python, "-c", _PY_WATCH, ",".join(preload)], env=run_env, capture_output=True, text=True,
+                              timeout=600)
+        if done.returncode != 0:
+            raise XlakbError(f"{python}: importing {', '.join(preload)} failed: {done.stderr.strip()[-300:]}")
+        names = {n.strip() for n in log.read_text().splitlines() if n.strip()} if log.exists() else set()
+    names -= {"XLAKB_GETENV_LOG", "LD_PRELOAD"}
+    return sorted(names)
+
+
+def write_import_time(found: Mapping[str, Sequence[str]], path: Path | None = None) -> Path:
+    """Merge measured releases into ``data/import_time.yaml`` (sorted, one release a line: a readable diff)."""
+    import yaml
+
+    path = path or Path(str(resources.files("xlakb") / "data" / "import_time.yaml"))
+    text = path.read_text("utf-8")
+    data = yaml.safe_load(text) or {}
+    releases = dict(data.get("releases") or {})
+    releases.update({v: sorted(set(n)) for v, n in found.items()})
+    head = text[:text.index("unmeasured_prefixes:")] if "unmeasured_prefixes:" in text else ""
+    body = yaml.safe_dump({"unmeasured_prefixes": data.get("unmeasured_prefixes") or []}, default_flow_style=None, width=200)
+
+    def order(v: str) -> tuple:
+        return tuple(int(x) for x in v.split("."))
+
+    lines = [f"  \"{v}\": [{', '.join(json.dumps(n) for n in releases[v])}]" for v in sorted(releases, key=order)]
+    path.write_text(head + body + "releases:\n" + "\n".join(lines) + "\n", "utf-8")
+    import_time_table.cache_clear()
+    return path

@@ -1,0 +1,80 @@
+"""The knowledge base as a whole: records with what was measured of them.
+
+Above :mod:`xlakb.records` (records as data), :mod:`xlakb.results` and :mod:`xlakb.matrix` (what was measured)
+and :mod:`xlakb.triage` (matching a log): the checks that need both a record and its measurements
+(:func:`validate`), and the triage data of the whole knowledge base (:func:`export`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import yaml
+
+from . import catalog as catalog_mod
+from .matrix import disagreements
+from .records import LANGS, Problem, Record, _line_of, load_records, parse_file
+from .records import validate as validate_records
+from .results import load_matrix, load_workaround, workaround_holds
+from .triage import export_record, export_records
+
+
+def validate(root: Path) -> tuple[list[Record], list[Problem]]:
+    """Everything ``xlakb validate`` checks: each record as data (:func:`xlakb.records.validate`), its claims
+    against its measured matrix, and a workaround text that says it was checked against a measured verdict."""
+    records, problems = validate_records(root, measured=True)
+    for record in records:
+        rel = record.path.relative_to(root) if record.path.is_relative_to(root) else record.path
+        _data, node, _ = parse_file(record.path)
+        problems.extend(measured_problems(root, rel, record, node))
+        problems.extend(workaround_problems(root, rel, record, node))
+    return records, problems
+
+
+#: words in a workaround's text that say it was checked (English and Chinese)
+CHECKED_CLAIM = re.compile(r"--workaround|reproducer (?:checks|checked|verifies|verified|confirms)|\b(?:verified|checked) (?:on|with)\b|"
+                           r"复现脚本.{0,16}(?:验证|检验|检查)|已(?:验证|实测)", re.I)
+
+
+def workaround_problems(root: Path, rel: Path, record: Record, node: yaml.Node | None) -> list[Problem]:
+    """A workaround's text may say it was checked only where a measured verdict stands behind it: the record
+    declares its variant of the reproducer (``reproducer.workaround``) and ``workaround.json`` shows it
+    holding on a release where the bug was measured reproduced."""
+    out = []
+    for lang in LANGS:
+        m = CHECKED_CLAIM.search(record.data["workaround"][lang])
+        if not m:
+            continue
+        if not record.workaround:
+            out.append(Problem(rel, _line_of(node, ["workaround", lang]), f"workaround.{lang}",
+                               f"says the workaround was checked ({m.group(0)!r}), but reproducer.workaround is not declared"))
+        elif not workaround_holds(load_matrix(root, record.id), load_workaround(root, record.id)):
+            out.append(Problem(rel, _line_of(node, ["workaround", lang]), f"workaround.{lang}",
+                               f"says the workaround was checked ({m.group(0)!r}), but no measured verdict shows it holding "
+                               f"(run xlakb matrix {record.id} --variants workaround)"))
+    return out
+
+
+def measured_problems(root: Path, rel: Path, record: Record, node: yaml.Node | None) -> list[Problem]:
+    """The record's claims against its own measured matrix (``bisect/<id>/matrix.json``): one problem per
+    disagreement, naming the field of the record and what was measured."""
+    path = root / "bisect" / record.id / "matrix.json"
+    if not path.is_file():
+        return []
+    try:
+        matrix = json.loads(path.read_text("utf-8"))
+        rows = list(matrix["results"])
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as err:
+        return [Problem(path.relative_to(root), None, "results", f"cannot read the measured matrix: {err}")]
+    out = []
+    for where, message in disagreements(record, rows):
+        out.append(Problem(rel, _line_of(node, where.split(".")), where, f"{message} (bisect/{record.id}/matrix.json)"))
+    return out
+
+
+def export(root: Path, catalog_path: Path | None = None) -> dict:
+    """Triage data of every record under ``root`` with its measured matrix, and the message catalog."""
+    records = [export_record(r.data, load_matrix(root, r.id)) for r in load_records(root)]
+    return export_records(records, catalog_mod.load(catalog_path))
