@@ -76,6 +76,12 @@ def main() -> int:
     print(f"| cold | {cold_wall:.0f} s | {len(cold) / cold_wall * 60:.1f} | {mean(cold):.2f} s | - |")
     print(f"| warm ({starts} of {len(warm)} forked) | {warm_wall:.0f} s | {len(warm) / warm_wall * 60:.1f} | "
           f"{mean(warm):.2f} s | {len(warm) - len(differ)} of {len(warm)} |")
+    median = lambda xs: sorted(xs)[len(xs) // 2] if xs else 0.0  # noqa: E731
+    print(f"\nmedian probe: cold {median([r.duration_s for r in cold]):.2f} s, "
+          f"warm {median([r.duration_s for r in warm]):.2f} s")
+    for rid, cand in (("fsdpv2-scalar-param-unhashable-list", "2.7.0"),):
+        if (rid, cand) in cold_by and (rid, cand) in warm_by:
+            print(f"{rid} on {cand}: cold {cold_by[rid, cand].duration_s:.2f} s, warm {warm_by[rid, cand].duration_s:.2f} s")
     for (rid, cand), c, w in differ:
         print(f"DIFFERENT {rid} on {cand}: cold {c}, warm {w}")
     return 1 if differ else 0

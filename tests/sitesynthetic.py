@@ -275,7 +275,7 @@ def write_matrix(root: Path, data: dict, *, measured_at: str = "2026-11-22T03:04
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({
         "record": data["id"], "kind": "matrix",
-        "reproducer": {"path": data["reproducer"]["path"], "sha256": "0" * 64},
+        "reproducer": {"path": data["reproducer"].get("path", ""), "sha256": "0" * 64},
         "runner": "uv", "host": {"platform": "fixture"}, "results": results,
     }, indent=2), "utf-8")
     return path

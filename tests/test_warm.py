@@ -17,6 +17,7 @@ from fakewheels import build_wheel, fake_record, fake_torch, fake_torch_xla
 from xlakb.candidates.releases import release
 from xlakb.envs import warm
 from xlakb.envs.uv import UvBackend
+from xlakb.errors import XlakbError
 from xlakb.records import load_record
 from xlakb.runner import probe
 
@@ -144,7 +145,141 @@ def test_scan_finds_the_variables_read_at_import(tmp_path):
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text("import os\nA = os.environ.get('FAKE_READ_AT_IMPORT')\n"
                                      "def later():\n    return os.environ.get('FAKE_READ_LATER')\n")
-    names = warm.scan_import_time(sys.executable, {"PATH": os.environ["PATH"], "PYTHONPATH": str(tmp_path / "site")},
-                                  preload=("fakemod",))
-    assert "FAKE_READ_AT_IMPORT" in names and "FAKE_READ_LATER" not in names
+    (pkg / "walk.py").write_text("import os\nMINE = {k: v for k, v in os.environ.items() if k.startswith('FAKE_')}\n")
+    names, walkers = warm.scan_import_time(sys.executable, {"PATH": os.environ["PATH"],
+                                                            "PYTHONPATH": str(tmp_path / "site")}, preload=("fakemod",))
+    assert "FAKE_READ_AT_IMPORT" in names and "FAKE_READ_LATER" not in names and walkers == []
+    _, walkers = warm.scan_import_time(sys.executable, {"PATH": os.environ["PATH"], "PYTHONPATH": str(tmp_path / "site")},
+                                       preload=("fakemod", "fakemod.walk"))
+    assert walkers == [str(pkg / "walk.py")]  # outside site-packages: the whole path
+    assert warm.unreviewed_walkers(walkers) == walkers and warm.unreviewed_walkers(["fsspec/config.py"]) == []
     assert "HOME" in names or "PYTHONPATH" in names  # C-level reads of the interpreter itself are seen too
+
+
+def test_scan_of_releases_names_what_each_one_reads(house, tmp_path):
+    """xlakb warm scan over two fake releases: each environment built, its import scanned, the table written."""
+    from xlakb.runner import scan_releases
+
+    found = scan_releases([release("2.4.0"), release("2.6.0")], UvBackend(), find_links=(str(house),), index_url="none")
+    assert set(found) == {"2.4.0", "2.6.0"}
+    assert all("XLA_FLAGS" in names for names in found.values())  # the fake torch_xla reads it at import
+    table = tmp_path / "import_time.yaml"
+    table.write_text("# head\nunmeasured_prefixes: [XLA_]\nreleases:\n  \"2.1.0\": [\"A\"]\n")
+    warm.write_import_time(found, table)
+    data = yaml.safe_load(table.read_text())
+    assert table.read_text().startswith("# head\n") and list(data["releases"]) == ["2.1.0", "2.4.0", "2.6.0"]
+    assert data["releases"]["2.1.0"] == ["A"] and "XLA_FLAGS" in data["releases"]["2.6.0"]
+    with pytest.raises(XlakbError, match="uv runner"):
+        scan_releases([release("2.4.0")], _NotUv())
+
+
+def test_a_prefix_a_reviewed_walker_keeps_is_read_at_import():
+    """fsspec reads every FSSPEC_* variable at import by walking os.environ: such a variable gets its server."""
+    assert "FSSPEC_S3_ANON" in warm.import_time_names("2.7.0", {"FSSPEC_S3_ANON": "1", "MY_OWN": "x"})
+    assert "MY_OWN" not in warm.import_time_names("2.7.0", {"FSSPEC_S3_ANON": "1", "MY_OWN": "x"})
+    assert warm.server_env("2.7.0", {})["TORCH_WARM_POOL"] == "0"  # no compile-worker process started at import
+    assert warm.server_env("2.7.0", {"TORCH_WARM_POOL": "1"})["TORCH_WARM_POOL"] == "1"
+
+
+def test_scan_stops_at_code_that_walks_the_environment_unreviewed(tmp_path):
+    """A release whose import walks os.environ in a file nobody reviewed: the scan says which, writes nothing."""
+    from xlakb.runner import scan_releases
+
+    house = tmp_path / "house"
+    fake_torch_xla(house, "2.5.1", extra={"torch_xla/__init__.py": "__version__ = '2.5.1'\nBUG = 'none'\nimport os\n"
+                                          "SEEN = [k for k in os.environ if k.startswith('ZZ_')]\n"})
+    fake_torch(house, "2.5.1")
+    with pytest.raises(XlakbError, match=r"torch_xla 2.5.1: torch_xla/__init__.py walks the whole environment"):
+        scan_releases([release("2.5.1")], UvBackend(), find_links=(str(house),), index_url="none")
+
+
+class _NotUv:
+    name = "docker"
+
+
+class _FakeServer:
+    """A stand-in server for the pool's own logic: it answers after ``nap`` seconds."""
+
+    def __init__(self, exclusive: bool, started: list, nap: float = 0.3):
+        self.exclusive, self.nap, self.stopped = exclusive, nap, False
+        started.append(self)
+
+    def wait_ready(self, timeout):
+        pass
+
+    def alive(self):
+        return not self.stopped
+
+    def stop(self):
+        self.stopped = True
+
+    def note(self, code, reply):
+        return ""
+
+    def run(self, script, args, env, cwd, timeout, log_path):
+        time.sleep(self.nap)
+        log_path.write_text("ok\n")
+        return warm.Reply(0, False, self.nap)
+
+
+def _pool_run(pool, tmp_path, name, python="py", start=None):
+    return pool.run(python, tmp_path / "s.py", args=(), env={}, release=None, cwd=tmp_path, timeout=10,
+                    log_path=tmp_path / f"{name}.log", cold=lambda: pytest.fail("ran cold"), start=start)
+
+
+@pytest.mark.parametrize("exclusive,servers", [(True, 2), (False, 1)])
+def test_an_exclusive_server_takes_one_probe_at_a_time(tmp_path, exclusive, servers):
+    """A container's server (exclusive) serves one probe at a time: two at once on one key start two servers;
+    a shared one takes both."""
+    import threading
+
+    pool = warm.WarmPool(root=tmp_path / "pool", max_servers=4)
+    started: list = []
+    runs = [threading.Thread(target=_pool_run, args=(pool, tmp_path, n),
+                             kwargs={"start": lambda folder: _FakeServer(exclusive, started)}) for n in "ab"]
+    for t in runs:
+        t.start()
+    for t in runs:
+        t.join()
+    assert len(started) == servers and _pool_run(pool, tmp_path, "c", start=lambda f: _FakeServer(exclusive, started)).warm
+    assert len(started) == servers  # the third probe reused one
+    pool.close()
+    assert all(s.stopped for s in started)
+
+
+def test_the_pool_stops_the_least_recently_used_server_beyond_its_limit(tmp_path):
+    pool = warm.WarmPool(root=tmp_path / "pool", max_servers=2)
+    started: list = []
+    for python in ("a", "b", "a", "c"):
+        _pool_run(pool, tmp_path, python, python=python, start=lambda f: _FakeServer(False, started, nap=0))
+    by_python = dict(zip("abc", started))
+    assert len(started) == 3 and by_python["b"].stopped and not by_python["a"].stopped and not by_python["c"].stopped
+    pool.close()
+    assert (tmp_path / "pool").exists()  # a root the caller gave is the caller's to remove
+
+
+def test_the_default_pool_folder_goes_with_the_pool():
+    pool = warm.WarmPool()
+    assert pool.root.is_dir()
+    pool.close()
+    assert not pool.root.exists()
+
+
+def test_what_the_imports_started_stays_the_servers(kb, tmp_path, monkeypatch):
+    """A torch whose import starts a worker process (torch 2.2's compile-worker pool): a warm child neither
+    kills nor joins it at exit (it is the server's), and says nothing about it."""
+    house = tmp_path / "house"
+    pidfile = tmp_path / "worker.pid"
+    starts_worker = ("import multiprocessing as _mp, os as _os, time as _time\n"
+                     "def _idle():\n    _time.sleep(600)\n"
+                     "_worker = _mp.get_context('fork').Process(target=_idle, daemon=True)\n_worker.start()\n"
+                     f"open({str(pidfile)!r}, 'a').write(str(_worker.pid) + '\\n')\n")
+    fake_torch_xla(house, "2.6.0", extra={"torch_xla/__init__.py": "__version__ = '2.6.0'\nBUG = 'none'\n" + starts_worker})
+    fake_torch(house, "2.6.0")
+    fake_record(kb)
+    for _ in range(2):
+        res = _probe(kb, "fake-bug", "2.6.0", house, monkeypatch)
+        assert res.start == "warm" and res.verdict.value == "not-reproduced", res.detail
+        assert "can only join a child process" not in Path(res.log).read_text()
+    server_worker = int(pidfile.read_text().split()[0])  # the server's import wrote first
+    os.kill(server_worker, 0)  # still alive after two probes

@@ -153,7 +153,11 @@ def cmd_show(args) -> int:
     if links:
         print(f"\n{label('Upstream', '上游')}{colon}" + " ".join(links))
     env = " ".join(f"{k}={v}" for k, v in rec.env_vars.items())
-    print(f"\n{label('Reproduce', '复现')}{colon}PJRT_DEVICE=CPU CPU_NUM_DEVICES={rec.devices} {env + ' ' if env else ''}python {rec.reproducer['path']}")
+    if rec.trigger:
+        print(f"\n{label('Reproduce', '复现')}{colon}{label('upstream test', '上游测试')} {rec.reproducer_label} "
+              f"(XLAKB_XLA_REPO={label('a pytorch/xla clone', 'pytorch/xla 的克隆')})")
+    else:
+        print(f"\n{label('Reproduce', '复现')}{colon}PJRT_DEVICE=CPU CPU_NUM_DEVICES={rec.devices} {env + ' ' if env else ''}python {rec.reproducer['path']}")
     print(f"  xlakb repro {rec.id} --torch-xla <version>")
     return 0
 
@@ -219,57 +223,35 @@ def cmd_repro(args) -> int:
 def cmd_matrix(args) -> int:
     from .candidates.releases import release, releases_between
     from .executors import get_executor
-    from .matrix import batch_pairs, disagreements, run_batch
-    from .records import load_record, load_records
-    from .results import load_matrix, save_matrix
+    from .matrix import measure
+    from .records import select_records
     from .runner import VerdictCache
 
     root = find_root(args.root)
-    if args.all or args.component or args.tag:
-        records = [r for r in load_records(root) if (args.all or args.ids and r.id in args.ids or
-                   (args.component and r.component == args.component) or (args.tag and args.tag in r.tags))]
-        if not records:
-            raise XlakbError("no record matches", hint="check --component/--tag, or name ids")
-    elif args.ids:
-        records = [load_record(root, i) for i in dict.fromkeys(args.ids)]
-    else:
-        raise XlakbError("which records?", hint="name ids, or pass --all, --component C or --tag T")
+    records = select_records(root, args.ids, every=args.all, component=args.component, tag=args.tag)
     cands = [release(v) for v in args.versions] if args.versions else releases_between()
     backend = _backend(args)
     progress = ConsoleProgress(quiet=args.quiet)
-    lock = threading.Lock()
-
-    def write(rec, res) -> None:  # as each result arrives: an interrupted batch keeps what it measured
-        if not args.no_save:
-            with lock:
-                save_matrix(root, rec, [res], backend.name)
-
     executor = get_executor(args.cluster, args.jobs)
     try:
         if executor.name != "local":
             progress.info(f"executor: {executor.name} at {args.cluster or os.environ.get('RAY_ADDRESS')} "
                           f"({executor.slots} CPU(s) in the cluster)")
-        pairs = batch_pairs(records, cands, args.variants)
-        if not pairs:
-            raise XlakbError("nothing to measure: no record of this batch declares reproducer.workaround",
-                             hint="--variants bug (the default both) measures the bug itself")
-        results = run_batch(pairs, backend, progress=progress,
-                            cache=VerdictCache(refresh=args.fresh), find_links=_links(args), index_url=args.index_url,
-                            on_result=write, executor=executor)
+        got = measure(root, records, cands, backend, variants=args.variants, save=not args.no_save, executor=executor,
+                      progress=progress, cache=VerdictCache(refresh=args.fresh), find_links=_links(args),
+                      index_url=args.index_url)
     finally:
         executor.close()
-    by_record = {r.id: [x for x in results if x.record == r.id and x.kind != "workaround"] for r in records}
-    workaround = {r.id: [x for x in results if x.record == r.id and x.kind == "workaround"] for r in records}
     if len(records) == 1:
         rec = records[0]
         print(f"\n{rec.id}: torch_xla releases, as measured ({backend.name} runner)")
         print(f"{'torch_xla':<10} {'torch':<8} {'verdict':<15} {'time':>7}  detail")
-        for r in by_record[rec.id]:
+        for r in got.bug[rec.id]:
             print(f"{r.candidate:<10} {r.torch:<8} {r.verdict.value:<15} {r.duration_s:6.1f}s  {r.detail[:70]}")
-        if workaround[rec.id]:
+        if got.workaround[rec.id]:
             print(f"\nits workaround ({' '.join(rec.workaround.get('args', []))} "
                   f"{' '.join(f'{k}={v}' for k, v in rec.workaround.get('env', {}).items())}): not-reproduced = it holds")
-            for r in workaround[rec.id]:
+            for r in got.workaround[rec.id]:
                 print(f"{r.candidate:<10} {r.torch:<8} {r.verdict.value:<15} {r.duration_s:6.1f}s  {r.detail[:70]}")
     else:
         letter = {"reproduced": "R", "not-reproduced": "N", "untestable": "U", "error": "E"}
@@ -277,61 +259,114 @@ def cmd_matrix(args) -> int:
               f" R reproduced, N not reproduced, U untestable, E error")
         width = max(len(r.id) for r in records)
         for rec in records:
-            line = f"{rec.id:<{width}}  {''.join(letter[x.verdict.value] for x in by_record[rec.id])}"
-            if workaround[rec.id]:
-                line += f"  workaround: {''.join(letter[x.verdict.value] for x in workaround[rec.id])}"
+            line = f"{rec.id:<{width}}  {''.join(letter[x.verdict.value] for x in got.bug[rec.id])}"
+            if got.workaround[rec.id]:
+                line += f"  workaround: {''.join(letter[x.verdict.value] for x in got.workaround[rec.id])}"
             print(line)
-    if not args.no_save:
-        for rec in records:
-            if by_record[rec.id]:
-                print(f"written: bisect/{rec.id}/matrix.json")
-            if workaround[rec.id]:
-                print(f"written: bisect/{rec.id}/workaround.json")
     for rec in records:
-        # judged against the whole matrix (what was measured before, with this run over it), not this run
-        # alone: a run on old releases says nothing of the newest one measured before
-        rows = {row["candidate"]: row for row in (load_matrix(root, rec.id) or {}).get("results", [])}
-        rows.update({r.candidate: {"candidate": r.candidate, "kind": r.kind, "verdict": r.verdict.value}
-                     for r in by_record[rec.id]})
-        for where, line in disagreements(rec, list(rows.values())):
+        if not args.no_save and got.bug[rec.id]:
+            print(f"written: bisect/{rec.id}/matrix.json")
+        if not args.no_save and got.workaround[rec.id]:
+            print(f"written: bisect/{rec.id}/workaround.json")
+    for rec in records:
+        for where, line in got.disagree[rec.id]:
             print(f"warning: {rec.id}: {where}: {line}", file=sys.stderr)
+    return 0
+
+
+def cmd_mine(args) -> int:
+    from .executors import get_executor
+    from .mining.mine import run
+    from .runner import VerdictCache
+
+    root = find_root(args.root)
+    os.environ.setdefault("XLAKB_XLA_REPO", str(Path(args.repo).resolve()))  # where probes take the tests from
+    backend = _backend(args) if not args.find_only else None
+    progress = ConsoleProgress(quiet=args.quiet)
+    executor = get_executor(args.cluster, args.jobs) if not args.find_only else None
+    try:
+        out = run(root, args.repo, args.start, args.end, backend, progress=progress, limit=args.limit,
+                  find_only=args.find_only, records=not args.no_records, executor=executor, cache=VerdictCache(),
+                  find_links=_links(args), index_url=args.index_url)
+    finally:
+        if executor is not None:
+            executor.close()
+    counts: dict[str, int] = {}
+    for m in out.rows:
+        counts[m.status] = counts.get(m.status, 0) + 1
+    print(f"\n{len(out.rows)} candidates from {args.start} to {args.end}: "
+          + ", ".join(f"{n} {k}" for k, n in sorted(counts.items(), key=lambda kv: -kv[1])))
+    for rid in out.written:
+        print(f"written: issues/{rid}.yaml, bisect/{rid}/")
+    for rid, agreement in out.attached:
+        print(f"second proof of {rid}: {agreement} (bisect/{rid}/mined-proof.json)")
+    for key, why in out.left:
+        print(f"no record for {key}: {why}")
+    print(f"table: {out.table.relative_to(root)}")
+    return 0
+
+
+def cmd_upstream(args) -> int:
+    import json
+
+    from .upstream import store
+
+    root = find_root(args.root)
+    if args.action == "import":
+        if not args.file:
+            raise XlakbError("xlakb upstream import needs a file", hint="a JSON array or JSON lines of GitHub issue objects")
+        path = Path(args.file)
+        new = [store.report_from_github(o, o.get("comments") or (), seeded=args.seeded, source=f"{path}")
+               for o in store.read_objects(path)]
+        merged, added, changed = store.merge(store.load(root), new)
+        out = store.save(root, merged)
+        with_errors = sum(1 for r in new if r.errors)
+        print(f"{len(new)} read ({with_errors} with error lines): {added} added, {changed} changed; "
+              f"{len(merged)} in {out.relative_to(root)}")
+        return 0
+    if args.action == "fetch":
+        from .upstream.github import API, Client, harvest, token_from_environment
+
+        token = token_from_environment()
+        progress = ConsoleProgress(quiet=args.quiet)
+        if not token:
+            progress.info("no GITHUB_TOKEN or GH_TOKEN: GitHub allows 60 requests an hour without one")
+        client = Client(api=args.api or os.environ.get("XLAKB_GITHUB_API") or API, token=token, progress=progress)
+        done = harvest(root, args.repo, client, since=args.since)
+        if done.not_modified:
+            print(f"{args.repo}: nothing new since the last fetch (1 request)")
+            return 0
+        print(f"{args.repo}: {done.seen} issue(s) and pull request(s) read, {done.added} added, {done.changed} changed"
+              f" ({done.requests} requests)" + (f"; gone meanwhile: {', '.join(f'#{n}' for n in done.gone)}" if done.gone else ""))
+        return 0
+    from .knowledge import upstream_clusters
+
+    clusters = upstream_clusters(root)
+    shown = clusters[:args.limit]
+    if args.json:
+        print(json.dumps([c.to_json() for c in shown], indent=1, ensure_ascii=False))
+        return 0
+    for c in shown:
+        states = f"{len(c.open)} open" if c.open else "all closed"
+        proven = f"; record {', '.join(c.records)}" if c.records else ""
+        fix = f"; fixed by {', '.join(f'#{p}' for p in c.fixed_by)}" if c.fixed_by else ""
+        print(f"{len(c.issues):3d}  {c.key[:100]}\n     {' '.join(f'#{r.number}' for r in c.issues[:8])} ({states}{fix}{proven})")
+    print(f"{len(clusters)} clusters from {sum(1 for _ in store.load(root))} stored reports")
     return 0
 
 
 def cmd_warm(args) -> int:
     """``xlakb warm scan``: measure, per release, the variables torch and torch_xla read while imported."""
     from .candidates.releases import release, releases_between
-    from .envs.warm import scan_import_time, write_import_time
-    from .runner import env_spec, run_env
+    from .envs.warm import write_import_time
+    from .runner import scan_releases
 
     cands = [release(v) for v in args.versions] if args.versions else releases_between()
-    backend = _backend(args)
-    progress = ConsoleProgress(quiet=args.quiet)
-    found = {}
-    for n, cand in enumerate(cands, 1):
-        progress.step(n - 1, len(cands), f"torch_xla {cand.label}: environment")
-        spec = env_spec(_ScanRecord(), cand, find_links=_links(args), index_url=args.index_url)
-        prepared = backend.ensure(spec, progress)
-        if not getattr(prepared, "python", None) or backend.name != "uv":
-            raise XlakbError("xlakb warm scan needs the uv runner", hint="pass --runner uv")
-        progress.step(n - 1, len(cands), f"torch_xla {cand.label}: import torch, torch_xla with a getenv shim")
-        names = scan_import_time(prepared.python, run_env(_ScanRecord()))
-        found[cand.label] = names
-        progress.info(f"torch_xla {cand.label}: {len(names)} variables read at import")
+    found = scan_releases(cands, _backend(args), progress=ConsoleProgress(quiet=args.quiet), find_links=_links(args),
+                          index_url=args.index_url)
     path = write_import_time(found)
     print(f"wrote {path}: {', '.join(f'{v} ({len(n)})' for v, n in found.items())}")
     return 0
-
-
-class _ScanRecord:
-    """What env_spec and run_env need of a record, for an environment with torch and torch_xla alone."""
-
-    run_on = "cpu"
-    devices = 1
-    packages = ()
-    python = None
-    env_vars: dict = {}
-    workaround = None
 
 
 def _read_log_arg(file: str | None):
@@ -347,9 +382,10 @@ def _read_log_arg(file: str | None):
 def cmd_triage(args) -> int:
     import json
 
-    from .knowledge import export
+    from .knowledge import export, upstream_clusters
     from .triage import BadInput, engine, result_json, triage
-    from .triage_report import report
+    from .triage_report import message_history, report
+    from .upstream.index import match as upstream_match
 
     root = find_root(args.root)
     try:
@@ -361,35 +397,15 @@ def cmd_triage(args) -> int:
         print(f"note: {note}", file=sys.stderr)
     records, catalog = engine(export(root))
     result = triage(log, records, torch_xla=args.torch_xla, catalog=catalog)
+    reported = upstream_match(log.text, upstream_clusters(root))
     if args.json:
-        print(json.dumps(result_json(result), indent=1, ensure_ascii=False))
+        data = result_json(result)
+        data["upstream"] = [{"cluster": h.cluster.to_json(), "line": h.line.line, "exact": h.exact} for h in reported]
+        print(json.dumps(data, indent=1, ensure_ascii=False))
         return 0 if result.strong else EXIT_ERROR
-    history = _message_history(args.repo, result) if args.repo else None
-    print("\n".join(report(result, source=log.source, lang=args.lang, history=history)))
+    history = message_history(args.repo, result) if args.repo else None
+    print("\n".join(report(result, source=log.source, lang=args.lang, history=history, reported=reported)))
     return 0 if result.strong else EXIT_ERROR
-
-
-def _message_history(repo: str, result) -> dict:
-    """For each error line the catalog knows: the commits since the user's release that touched its text."""
-    from .gitrepo import commits_touching
-    from .triage import base_version
-    from .triage_report import Change
-
-    since = f"v{base_version(result.torch_xla_version)}" if result.torch_xla_version else None
-    out = {}
-    for o in result.origins:
-        text = o.row["text"]
-        if text in out:
-            continue
-        cond = text[len("Check failed: "):] if text.startswith("Check failed: ") else ""
-        needle = f"CHECK({cond.split('…')[0].strip()})" if cond else max(text.split("…"), key=len).strip()
-        try:
-            rows = commits_touching(repo, needle, since=since)
-        except XlakbError:
-            rows = commits_touching(repo, needle)  # the release has no tag in this clone: the whole history
-            since = None
-        out[text] = (since or "the start", [Change(*r) for r in rows])
-    return out
 
 
 def cmd_catalog(args) -> int:
@@ -737,6 +753,43 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
                     help="the bug, the workaround variant a record declares (reproducer.workaround), or both (default)")
     runner_opts(sp)
     sp.set_defaults(func=cmd_matrix)
+
+    sp = sub.add_parser("mine", help="prove bugs from pytorch/xla's own fixes: tests that fail before a fix, pass after",
+                        description="Reads a pytorch/xla clone: the commits changing a test between two releases, "
+                                    "sorted by src/xlakb/data/mine_rules.yaml; runs each test function a fix changed "
+                                    "(taken from the clone, never copied here) on the release before the fix and the "
+                                    "first with it; a test that fails before and passes after becomes a record (draft "
+                                    "text, 12-release matrix, release bisection), or a second proof of the record of "
+                                    "that fix. Every candidate and its outcome is kept in mined/candidates.json; a "
+                                    "second run goes on where the first stopped.")
+    sp.add_argument("--repo", required=True, metavar="CLONE", help="a pytorch/xla clone (bare or not) with its tags and "
+                                                                   "release branches; probes take the tests from it")
+    sp.add_argument("--from", dest="start", default="2.1.0", metavar="VERSION", help="oldest release (default 2.1.0)")
+    sp.add_argument("--to", dest="end", default="2.9.0", metavar="VERSION", help="newest release (default 2.9.0)")
+    sp.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="probes to run at once on this machine")
+    cluster_opt(sp)
+    sp.add_argument("--limit", type=int, metavar="N", help="prove at most N pending candidates this run")
+    sp.add_argument("--find-only", action="store_true", help="list and classify the candidates, run nothing")
+    sp.add_argument("--no-records", action="store_true", help="prove candidates but write no record")
+    runner_opts(sp)
+    sp.set_defaults(func=cmd_mine)
+
+    sp = sub.add_parser("upstream", help="the reported tier: upstream's issues grouped by error signature",
+                        description="fetch: read pytorch/xla's issues, pull requests and comments through the GitHub "
+                                    "REST API (token from GITHUB_TOKEN or GH_TOKEN; resumable; incremental) into "
+                                    "upstream/issues.jsonl. import: read GitHub issue objects from a file (a JSON array "
+                                    "or JSON lines). list: the clusters, most reported first.")
+    sp.add_argument("action", choices=["fetch", "import", "list"])
+    sp.add_argument("file", nargs="?", help="import: the file of GitHub issue objects")
+    sp.add_argument("--repo", default="pytorch/xla", help="fetch: owner/name (default pytorch/xla)")
+    sp.add_argument("--since", help="fetch: only what was updated since this ISO date (default: where the last fetch stopped)")
+    sp.add_argument("--api", default=None, help="fetch: the API's address (default https://api.github.com, or $XLAKB_GITHUB_API)")
+    sp.add_argument("--seeded", action="store_true", help="import: the objects come from the stored search corpus "
+                                                          "(marked seeded until a harvest replaces them)")
+    sp.add_argument("--limit", type=int, default=30, help="list: how many clusters (default 30)")
+    sp.add_argument("--json", action="store_true", help="list: as JSON")
+    sp.add_argument("-q", "--quiet", action="store_true")
+    sp.set_defaults(func=cmd_upstream)
 
     sp = sub.add_parser("triage", help="name the known records a log or traceback shows, weighed by evidence",
                         description="Matches a log against every record's signatures (message, check, frame, call, env). "

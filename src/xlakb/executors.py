@@ -257,9 +257,10 @@ def _probe_on_worker(task: ProbeTask, reproducer: bytes, runner: str, queue=None
     progress.put("start")
     with tempfile.TemporaryDirectory(prefix="xlakb-probe-") as tmp:
         root = Path(tmp)
-        script = root / task.record.reproducer["path"]
-        script.parent.mkdir(parents=True)
-        script.write_bytes(reproducer)
+        if not task.record.trigger:  # a mined record's test comes from the node's clone ($XLAKB_XLA_REPO)
+            script = root / task.record.reproducer["path"]
+            script.parent.mkdir(parents=True)
+            script.write_bytes(reproducer)
         record = Record(root / "issues" / task.record.path.name, task.record.data)
         try:
             backend = get_backend(runner)
@@ -340,7 +341,8 @@ class RayExecutor:
         relay = self._relay
         tid = relay.expect(progress or NullProgress(), on_start)
         ref = self._remote.options(max_retries=RAY_RETRIES, retry_exceptions=False, **asked).remote(
-            task, task.record.reproducer_path.read_bytes(), backend.name, relay.queue, tid, code_fingerprint())
+            task, b"" if task.record.trigger else task.record.reproducer_path.read_bytes(), backend.name, relay.queue,
+            tid, code_fingerprint())
 
         def arrived(inner: cf.Future) -> None:
             relay.forget(tid)

@@ -78,3 +78,17 @@ def export(root: Path, catalog_path: Path | None = None) -> dict:
     """Triage data of every record under ``root`` with its measured matrix, and the message catalog."""
     records = [export_record(r.data, load_matrix(root, r.id)) for r in load_records(root)]
     return export_records(records, catalog_mod.load(catalog_path))
+
+
+def upstream_clusters(root: Path):
+    """The reported tier of ``root``: its stored upstream reports clustered by signature, linked to the
+    records that name their issues and to the first release of a fix a record or a mined proof gives."""
+    from .mining.mine import load_table
+    from .records import load_records
+    from .upstream import index, store
+
+    reports = store.load(root)
+    if not reports:
+        return []
+    fixes = {m.pr: m.fixed_in for m in load_table(root) if m.pr and m.fixed_in and m.status == "proved"}
+    return index.build(reports, [r.data for r in load_records(root)], fixes)

@@ -5,14 +5,17 @@ from __future__ import annotations
 import concurrent.futures as cf
 import threading
 import time
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from .candidate import Candidate, workaround_of
 from .envs import Backend
+from .errors import XlakbError
 from .executors import Executor, LocalExecutor, ProbeTask
 from .progress import NullProgress, Progress
 from .records import Record
-from .runner import ProbeResult, Verdict, VerdictCache, verdict_key
+from .runner import ProbeResult, Verdict, VerdictCache, run_env, verdict_key
 
 
 def batch_pairs(records: list[Record], candidates: list[Candidate], variants: str = "both") -> list[tuple[Record, Candidate]]:
@@ -58,7 +61,8 @@ def run_batch(
 ) -> list[ProbeResult]:
     """Probe many (record, release) pairs on ``executor`` (default: this machine, ``jobs`` at a time), release
     after release, so the probes of one release share its environment (built once: the others wait on its
-    lock). This function is the driver: it alone reads and writes the verdict cache, and calls ``on_result``
+    lock), and within a release the probes that share an environment and its variables side by side (a warm
+    server, :mod:`xlakb.envs.warm`, serves them in a row). This function is the driver: it alone reads and writes the verdict cache, and calls ``on_result``
     in the calling thread as each result arrives, so a caller can write it at once (an interrupted batch keeps
     what it measured, and the next run takes it from the cache). Results come back in the order of ``pairs``."""
     own = executor is None
@@ -82,9 +86,16 @@ def time_left(elapsed: float, durations: list[float], left: int, slots: int) -> 
     return sum(durations) / len(durations) * left / slots
 
 
+def _alike(record: Record, cand: Candidate) -> tuple:
+    """What decides which warm server a probe can use: the environment's extra packages and the variables."""
+    return tuple(record.packages), tuple(sorted(run_env(record, cand.settings, cand).items()))
+
+
 def _drive(pairs, backend, executor, progress, cache, find_links, index_url, on_result) -> list[ProbeResult]:
     order = {c.label: i for i, c in enumerate(dict.fromkeys(c for _, c in pairs))}
-    queue = sorted(range(len(pairs)), key=lambda i: (order[pairs[i][1].label], i))
+    groups: dict[tuple, int] = {}
+    alike = [groups.setdefault(_alike(r, c), len(groups)) for r, c in pairs]
+    queue = sorted(range(len(pairs)), key=lambda i: (order[pairs[i][1].label], alike[i], i))
     results: list[ProbeResult | None] = [None] * len(pairs)
     lock = threading.Lock()
     done: list[float] = []
@@ -132,6 +143,51 @@ def _drive(pairs, backend, executor, progress, cache, find_links, index_url, on_
         drain(wait=False)
     drain(wait=True)
     return [r for r in results if r is not None]
+
+
+@dataclass
+class Measured:
+    """A batch measured by :func:`measure`: per record, the bug's results and the workaround's (in the order
+    of the candidates), and where the record's claims disagree with its whole matrix."""
+
+    records: list[Record]
+    bug: dict[str, list[ProbeResult]]
+    workaround: dict[str, list[ProbeResult]]
+    disagree: dict[str, list[tuple[str, str]]]
+
+
+def measure(root: Path, records: list[Record], candidates: list[Candidate], backend: Backend, *, variants: str = "both",
+            save: bool = True, executor: Executor | None = None, jobs: int = 1, progress: Progress | None = None,
+            cache: VerdictCache | None = None, find_links: tuple[str, ...] = (), index_url: str | None = None
+            ) -> Measured:
+    """``xlakb matrix``: probe ``records`` on ``candidates`` (the bug, its workaround variant or both), write
+    each result into ``bisect/<id>/matrix.json`` or ``workaround.json`` as it arrives when ``save`` (an
+    interrupted batch keeps what it measured), and judge each record's claims against its whole matrix (what
+    was measured before, with this run over it: a run on old releases says nothing of the newest one)."""
+    from .results import load_matrix, save_matrix
+
+    pairs = batch_pairs(records, candidates, variants)
+    if not pairs:
+        raise XlakbError("nothing to measure: no record of this batch declares reproducer.workaround",
+                         hint="--variants bug (the default both) measures the bug itself")
+    lock = threading.Lock()
+
+    def write(rec: Record, res: ProbeResult) -> None:
+        if save:
+            with lock:
+                save_matrix(root, rec, [res], backend.name)
+
+    results = run_batch(pairs, backend, jobs=jobs, progress=progress, cache=cache, find_links=find_links,
+                        index_url=index_url, on_result=write, executor=executor)
+    bug = {r.id: [x for x in results if x.record == r.id and x.kind != "workaround"] for r in records}
+    workaround = {r.id: [x for x in results if x.record == r.id and x.kind == "workaround"] for r in records}
+    disagree = {}
+    for rec in records:
+        rows = {row["candidate"]: row for row in (load_matrix(root, rec.id) or {}).get("results", [])}
+        rows.update({r.candidate: {"candidate": r.candidate, "kind": r.kind, "verdict": r.verdict.value}
+                     for r in bug[rec.id]})
+        disagree[rec.id] = disagreements(rec, list(rows.values()))
+    return Measured(records, bug, workaround, disagree)
 
 
 def disagreements(record: Record, results: list[ProbeResult] | list[dict]) -> list[tuple[str, str]]:

@@ -82,9 +82,33 @@ class Record:
 
     @property
     def reproducer_path(self) -> Path:
+        """The reproducer script (a mined record has none: its :attr:`trigger` is made into one when it runs)."""
+        if self.trigger:
+            raise XlakbError(f"{self.path.name}: a mined record's reproducer is its upstream test "
+                             f"({self.reproducer_label}), made when a probe runs")
         return self.root / self.reproducer["path"]
 
+    @property
+    def trigger(self) -> dict | None:
+        """A mined record's upstream test (``reproducer.trigger``: repo, commit, path, test), or None."""
+        return self.reproducer.get("trigger")
+
+    @property
+    def reproducer_label(self) -> str:
+        """How to name the reproducer to a person: its path, or for a mined record its upstream test."""
+        t = self.trigger
+        if t:
+            return f"{t['repo']}@{t['commit'][:10]}:{t['path']}::{t['test']}"
+        return self.reproducer["path"]
+
+    @property
+    def source(self) -> str:
+        """"hand" (written by a person) or "mined" (made by ``xlakb mine`` from an upstream fix)."""
+        return self.data.get("source", "hand")
+
     def reproducer_sha256(self) -> str:
+        if self.trigger:
+            return trigger_sha256(self.trigger)
         return hashlib.sha256(self.reproducer_path.read_bytes()).hexdigest()
 
     @property
@@ -153,6 +177,14 @@ class Record:
     def upstream_url(self, number: int, kind: str = "issues") -> str:
         """Link to an upstream issue (``kind="issues"``) or pull request (``kind="pull"``)."""
         return f"https://github.com/{self.data['upstream']['repo']}/{kind}/{number}"
+
+
+def trigger_sha256(trigger: dict) -> str:
+    """What a mined record's verdicts are keyed by: its trigger (repository, commit, file, test) and xlakb's
+    runner of one test (``data/trigger_runner.py``), as a hand-written record's are by its script."""
+    ref = json.dumps({k: trigger[k] for k in sorted(trigger)}, sort_keys=True).encode()
+    runner = (resources.files("xlakb") / "data" / "trigger_runner.py").read_bytes()
+    return hashlib.sha256(ref + b"\0" + runner).hexdigest()
 
 
 def claim(data: dict, version: str) -> bool | None:
@@ -282,9 +314,12 @@ def check_record(path: Path, data: dict, node: yaml.Node | None, root: Path) -> 
             re.compile(pattern)
         except re.error as err:
             add(loc, f"bad regex {pattern!r}: {err}")
-    repro = root / data["reproducer"]["path"]
-    if not repro.is_file():
+    if "path" in data["reproducer"] and not (root / data["reproducer"]["path"]).is_file():
         add(["reproducer", "path"], f"reproducer {data['reproducer']['path']} does not exist")
+    if (data.get("source") == "mined") != ("trigger" in data["reproducer"]):
+        add(["source"], "a mined record (source: mined) has a reproducer.trigger, and only a mined record has one")
+    if data.get("source") == "mined" and "mined" not in data:
+        add(["mined"], "a mined record says what was mined (mined: commit, class, shipped, draft)")
     try:
         SpecifierSet(data["versions"]["affected"])
     except InvalidSpecifier:
@@ -399,6 +434,22 @@ def load_records(root: Path) -> list[Record]:
         more = f" (and {len(problems) - 1} more; run xlakb validate)" if len(problems) > 1 else ""
         raise XlakbError(f"{problems[0]}{more}")
     return records
+
+
+def select_records(root: Path, ids: list[str] | None = None, *, every: bool = False, component: str | None = None,
+                   tag: str | None = None) -> list[Record]:
+    """The records a batch command names: ``ids``, and with ``every``/``component``/``tag`` all records, or
+    those of a component or with a tag (ids named beside them are added). XlakbError when none is named or
+    none matches."""
+    if every or component or tag:
+        chosen = [r for r in load_records(root) if every or (ids and r.id in ids) or
+                  (component and r.component == component) or (tag and tag in r.tags)]
+        if not chosen:
+            raise XlakbError("no record matches", hint="check --component/--tag, or name ids")
+        return chosen
+    if ids:
+        return [load_record(root, i) for i in dict.fromkeys(ids)]
+    raise XlakbError("which records?", hint="name ids, or pass --all, --component C or --tag T")
 
 
 def id_hint(asked: str, known: list[str]) -> str:

@@ -75,7 +75,8 @@ def _save_rows(root: Path, record: Record, results: list[ProbeResult], runner: s
     data = {
         "record": record.id,
         "kind": kind,
-        "reproducer": {"path": record.reproducer["path"], "sha256": record.reproducer_sha256()},
+        "reproducer": {("trigger" if record.trigger else "path"): record.reproducer_label,
+                       "sha256": record.reproducer_sha256()},
         "runner": runner,
         "host": host(),
         "results": [by_label[k] for k in sorted(by_label, key=candidate_order)],

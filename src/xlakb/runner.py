@@ -139,6 +139,41 @@ def warm_allowed(record: Record, candidate: Candidate) -> bool:
     return True
 
 
+def scan_releases(candidates: list[Candidate], backend: Backend, *, progress: Progress | None = None,
+                  find_links: tuple[str, ...] = (), index_url: str | None = None) -> dict[str, list[str]]:
+    """``xlakb warm scan``: per release, the variables read while ``import torch, torch_xla`` runs in an
+    environment with those two alone and a probe's base variables (see :func:`xlakb.envs.warm.scan_import_time`)."""
+    from .envs.warm import scan_import_time, unreviewed_walkers
+
+    progress = progress or NullProgress()
+    if backend.name != "uv":
+        raise XlakbError("xlakb warm scan needs the uv runner", hint="pass --runner uv")
+    bare = Record(Path("scan.yaml"), {"id": "scan", "environment": {"devices": 1}, "reproducer": {}})
+    found = {}
+    for n, cand in enumerate(candidates):
+        progress.step(n, len(candidates), f"torch_xla {cand.label}: environment")
+        prepared = backend.ensure(env_spec(bare, cand, find_links=find_links, index_url=index_url), progress)
+        progress.step(n, len(candidates), f"torch_xla {cand.label}: import torch, torch_xla with a getenv shim")
+        found[cand.label], walkers = scan_import_time(prepared.python, run_env(bare))
+        new = unreviewed_walkers(walkers)
+        if new:
+            raise XlakbError(f"torch_xla {cand.label}: {', '.join(new)} walks the whole environment at import",
+                             hint="read what it keeps and add it to walkers in src/xlakb/data/import_time.yaml "
+                                  "with the prefixes it reads (a variable with one is then read at import)")
+        progress.info(f"torch_xla {cand.label}: {len(found[cand.label])} variables read at import")
+    return found
+
+
+def reproducer_argv(record: Record, candidate: Candidate) -> tuple[Path, tuple[str, ...]]:
+    """The script a probe runs and its arguments: the record's reproducer, or for a mined record xlakb's
+    runner of its upstream test in a folder made from a pytorch/xla clone (:mod:`xlakb.mining.bundle`)."""
+    if record.trigger:
+        from .mining.bundle import bundle
+
+        return bundle(record.trigger, cache_dir())
+    return record.reproducer_path, run_args(record, candidate)
+
+
 def run_args(record: Record, candidate: Candidate) -> tuple[str, ...]:
     """The reproducer's arguments: none, or the record's workaround variant's for a workaround candidate."""
     if candidate.kind != "workaround":
@@ -260,16 +295,15 @@ def probe(
     become verdicts.
     """
     progress = progress or NullProgress()
-    script = record.reproducer_path
-    if not script.is_file():
+    if not record.trigger and not record.reproducer_path.is_file():
         raise XlakbError(f"{record.path.name}: reproducer {record.reproducer['path']} does not exist")
     spec = env_spec(record, candidate, find_links=find_links, index_url=index_url)
-    args = run_args(record, candidate)
     key = VerdictCache.key(record, spec, backend.name, candidate.settings, candidate.kind) if cache else ""
     if cache:
         hit = cache.get(key)
         if hit is not None:
             return hit
+    script, args = reproducer_argv(record, candidate)
     stamp = time.strftime("%Y%m%dT%H%M%S")
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", candidate.label) + ("-workaround" if candidate.kind == "workaround" else "")
     if len(safe) > 80:  # a settings configuration can be long: keep file names short and still distinct

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .triage import Result, advice_text, releases_note
+from .errors import XlakbError
+from .triage import Result, advice_text, base_version, releases_note
 
 WORDS = {
     "en": {
@@ -41,6 +42,17 @@ WORDS = {
         "history": "Commits that touched this message since {since} (git log -S, newest first):",
         "history_none": "No commit touched this message since {since}.",
         "search": "Search upstream issues for this error:",
+        "reported": "Reported upstream (not proven here; the same error after normalising paths, numbers and names):",
+        "reported_line": "#{number} ({state}{more}{since}{labels})",
+        "reported_more": ", {n} reports",
+        "reported_since": ", since {date}",
+        "reported_labels": ", label {labels}",
+        "reported_also": "also",
+        "reported_fix": "fixed by {prs}, first in {release}: upgrade",
+        "reported_fix_pr": "fixed by {prs}",
+        "reported_record": "proven record: {ids}",
+        "reported_seeded": "(from the stored search corpus; a harvest with a token refreshes states and fixes)",
+        "state": {"open": "open", "closed": "closed"},
         "new": "Not known yet? Scaffold a record from this log: xlakb new <id> --from-log {source}",
     },
     "zh": {
@@ -72,6 +84,17 @@ WORDS = {
         "history": "自 {since} 以来修改过这条信息的提交（git log -S，从新到旧）：",
         "history_none": "自 {since} 以来没有提交修改过这条信息。",
         "search": "在上游 issue 中搜索这条报错：",
+        "reported": "上游已有报告（此处未经验证；路径、数字和名称归一化后是同一条报错）：",
+        "reported_line": "#{number}（{state}{more}{since}{labels}）",
+        "reported_more": "，共 {n} 个报告",
+        "reported_since": "，最早 {date}",
+        "reported_labels": "，标签 {labels}",
+        "reported_also": "另见",
+        "reported_fix": "已由 {prs} 修复，首个包含修复的版本为 {release}：请升级",
+        "reported_fix_pr": "已由 {prs} 修复",
+        "reported_record": "已验证的记录：{ids}",
+        "reported_seeded": "（来自已存储的搜索语料；用令牌抓取后会刷新状态与修复信息）",
+        "state": {"open": "未关闭", "closed": "已关闭"},
         "new": "还没有记录？可以用这份日志生成记录草稿：xlakb new <id> --from-log {source}",
     },
 }
@@ -129,8 +152,11 @@ def _paren(text: str, lang: str) -> str:
     return f"（{text}）" if lang == "zh" else f"({text})"
 
 
-def report(result: Result, *, source: str, lang: str = "en", history: dict[str, tuple[str, list[Change]]] | None = None) -> list[str]:
-    """The text of a triage result. ``history``: for an origin's text, (since, commits) read with --repo."""
+def report(result: Result, *, source: str, lang: str = "en", history: dict[str, tuple[str, list[Change]]] | None = None,
+           reported: list | None = None) -> list[str]:
+    """The text of a triage result. ``history``: for an origin's text, (since, commits) read with --repo;
+    ``reported``: the upstream clusters the paste matches (:func:`xlakb.upstream.index.match`), shown after
+    the records (never as a match)."""
     w = WORDS[lang]
     out: list[str] = []
     if not result.torch_xla_signs and not result.matches:
@@ -195,12 +221,49 @@ def report(result: Result, *, source: str, lang: str = "en", history: dict[str, 
                     out.extend(f"        {c.sha[:10]} {c.date} {c.subject}" for c in changes[:10])
                 else:
                     out.append("      " + w["history_none"].format(since=since))
+    if reported:
+        out.append("")
+        out.append(w["reported"])
+        out.extend(reported_lines(reported, lang))
     if not result.strong and result.search:
         out.append("")
         out.append(w["search"])
         out.append(f"  {result.search}")
     if not result.matches:
         out.append(w["new"].format(source=source if source not in ("standard input",) else "crash.log"))
+    return out
+
+
+def reported_lines(reported: list, lang: str = "en", limit: int = 5) -> list[str]:
+    """One entry per upstream cluster a paste matches: its first open report (else its newest), how many,
+    since when, labels, the others, and a fix or a proven record when known."""
+    w = WORDS[lang]
+    out = []
+    seeded = False
+    for hit in reported[:limit]:
+        c = hit.cluster
+        newest = sorted(c.open or c.issues, key=lambda r: (r.created_at or "", r.number), reverse=True)
+        lead = newest[0]  # the newest open report, else the newest one
+        more = w["reported_more"].format(n=len(c.issues)) if len(c.issues) > 1 else ""
+        since = w["reported_since"].format(date=c.since[:7]) if c.since else ""
+        labels = w["reported_labels"].format(labels=", ".join(c.labels[:3])) if c.labels else ""
+        out.append("  - " + w["reported_line"].format(number=lead.number, state=w["state"][lead.state], more=more,
+                                                        since=since, labels=labels) + f" {lead.title[:90]}")
+        out.append(f"      {lead.url}")
+        others = [r for r in c.issues if r.number != lead.number]
+        if others:
+            out.append(f"      {w['reported_also']} " + ", ".join(f"#{r.number}" for r in others[:8])
+                       + (f" (+{len(others) - 8})" if len(others) > 8 else ""))
+        prs = ", ".join(f"#{p}" for p in c.fixed_by)
+        if c.fixed_by and c.first_fixed:
+            out.append("      " + w["reported_fix"].format(prs=prs, release=c.first_fixed))
+        elif c.fixed_by:
+            out.append("      " + w["reported_fix_pr"].format(prs=prs))
+        if c.records:
+            out.append("      " + w["reported_record"].format(ids=", ".join(c.records)))
+        seeded = seeded or any(r.seeded for r in c.issues)
+    if seeded:
+        out.append("  " + w["reported_seeded"])
     return out
 
 
@@ -215,4 +278,25 @@ def _match_lines(n: int, m, lang: str) -> list[str]:
     workaround = rec["workaround"][lang]
     out.append(f"   {w['workaround']}: {' '.join(workaround.split()) if lang == 'en' else workaround.strip()}")
     out.append(f"   {w['more']}: xlakb show {rec['id']}{' --lang zh' if lang == 'zh' else ''}")
+    return out
+
+
+def message_history(repo: str, result: Result) -> dict:
+    """For each error line the catalog knows: the commits since the user's release that touched its text."""
+    from .gitrepo import commits_touching  # GitPython loads only when asked (--repo)
+
+    since = f"v{base_version(result.torch_xla_version)}" if result.torch_xla_version else None
+    out = {}
+    for o in result.origins:
+        text = o.row["text"]
+        if text in out:
+            continue
+        cond = text[len("Check failed: "):] if text.startswith("Check failed: ") else ""
+        needle = f"CHECK({cond.split('…')[0].strip()})" if cond else max(text.split("…"), key=len).strip()
+        try:
+            rows = commits_touching(repo, needle, since=since)
+        except XlakbError:
+            rows = commits_touching(repo, needle)  # the release has no tag in this clone: the whole history
+            since = None
+        out[text] = (since or "the start", [Change(*r) for r in rows])
     return out

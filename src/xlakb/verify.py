@@ -25,7 +25,7 @@ def changed_record_ids(root: Path, base_ref: str, records: list[Record]) -> list
     changed = {line.strip() for line in result.output.splitlines() if line.strip()}
     out = []
     for rec in records:
-        mine = {str(rec.path.relative_to(root)), rec.reproducer["path"]}
+        mine = {str(rec.path.relative_to(root))} | ({rec.reproducer["path"]} if not rec.trigger else set())
         if mine & changed:
             out.append(rec.id)
     return out

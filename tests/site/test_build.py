@@ -150,12 +150,13 @@ def test_home_page_lists_every_record_with_filters(layout, built):
     ids = record_ids(layout)
     for lang, path in (("en", built / "index.html"), ("zh", built / "zh" / "index.html")):
         page = read(path)
-        rows = re.findall(r'<tr data-id="([^"]+)" data-status="([^"]+)" data-component="([^"]+)" data-tags=" ([^"]*) ">'
-                          r'<td><a href="([^"]+)">', page)
+        rows = re.findall(r'<tr data-id="([^"]+)" data-status="([^"]+)" data-source="([^"]+)" data-component="([^"]+)" '
+                          r'data-tags=" ([^"]*) "><td><a href="([^"]+)">', page)
         assert sorted(r[0] for r in rows) == ids
-        for rid, status, component, tags, href in rows:
+        for rid, status, source, component, tags, href in rows:
             data = load(layout, rid)
-            assert (status, component, tags.split()) == (data["status"], data["component"], data["tags"])
+            assert (status, source, component, tags.split()) == (data["status"], data.get("source", "hand"),
+                                                                 data["component"], data["tags"])
             assert href == f"records/{rid}/"
         for name in ("status", "component", "tag"):
             assert f'data-filter="{name}"' in page
@@ -448,3 +449,37 @@ def test_the_workaround_section_says_where_it_was_measured_to_hold():
     assert "Workaround verified on 2.4.0" in en and "<code>--workaround</code>" in en and "It does not hold on 2.5.1" in en
     assert "已在 2.4.0 上验证" in zh and "在 2.5.1 上该方法无效" in zh
     assert workaround_html(SiteRecord(Path("x.yaml"), {"reproducer": {}}, "", Measured()), "en") == ""
+
+
+def test_a_mined_record_links_its_upstream_test_and_says_it_is_a_draft(tmp_path):
+    """A record made by xlakb mine (record_for: the real templates): its page links the upstream test at its
+    commit instead of showing code, says it was mined and is a draft, in both languages; the home table and
+    the coverage map can be filtered to mined or hand-written records."""
+    from xlakb.mining.mine import Mined, record_for, write_record
+
+    root = small_layout(tmp_path)
+    m = Mined(commit="a" * 40, pr=8382, subject="Fix incorrect xla type for view_as_complex (#8382)", date="2024-11-20",
+              cls="bug", path="test/test_operations.py", test="TestAtenXlaTensor.test_view_as_complex", line=1234,
+              fixed_in="2.6.0", before="2.5.1", shipped="ancestry", env={"CPU_NUM_DEVICES": "4"},
+              packages=["expecttest", "absl-py", "pytest"], status="proved",
+              failure="XLAKB-TRIGGER FAILED TestAtenXlaTensor.test_view_as_complex: AssertionError: torch.complex64 != "
+                      "torch.complex128")
+    data = record_for(m, ["2.4.0", "2.5.0", "2.5.1"])
+    write_record(root, data)
+    synthetic.write_matrix(root, data)
+    out = build_site(root, tmp_path / "out")
+    rid = data["id"]
+    en = read(out / "records" / rid / "index.html")
+    zh = read(out / "zh" / "records" / rid / "index.html")
+    link = f"https://github.com/pytorch/xla/blob/{'a' * 40}/test/test_operations.py#L1234"
+    for page in (en, zh):
+        assert f'href="{link}"' in page and 'href="https://github.com/pytorch/xla/pull/8382"' in page
+        assert 'id="source"' not in page and "python reproducers/" not in page  # no code of upstream's here
+        assert "torch.complex64 != torch.complex128" in page  # the measured failure, language-neutral
+    assert "Mined by <code>xlakb mine</code>" in en and "a draft made from templates" in en
+    assert "本记录由 <code>xlakb mine</code> 从" in zh and "草稿" in zh
+    home = read(out / "index.html")
+    assert f'data-id="{rid}" data-status="fixed" data-source="mined"' in home
+    assert 'data-filter="source"' in home and ">mined from an upstream fix</option>" in home
+    zh_home = read(out / "zh" / "index.html")
+    assert ">从上游修复挖掘</option>" in zh_home

@@ -1,4 +1,4 @@
-/* xlakb: filter the records table (home page) or the coverage heat map by status, component and tag.
+/* xlakb: filter the records table (home page) or the coverage heat map by status, component, tag and source.
  * The filters are mirrored in the address (?status=fixed&tag=spmd) so a filtered
  * view can be linked to. */
 (function () {
@@ -25,9 +25,12 @@
       selects.forEach(function (s) { want[s.dataset.filter] = s.value; });
       var shown = 0;
       rows.forEach(function (row) {
-        var ok = (!want.status || row.dataset.status === want.status) &&
-                 (!want.component || row.dataset.component === want.component) &&
-                 (!want.tag || row.dataset.tags.indexOf(" " + want.tag + " ") !== -1);
+        var ok = row.dataset.id ?
+          (!want.status || row.dataset.status === want.status) &&
+          (!want.component || row.dataset.component === want.component) &&
+          (!want.source || row.dataset.source === want.source) &&
+          (!want.tag || row.dataset.tags.indexOf(" " + want.tag + " ") !== -1) :
+          (!want.component || row.dataset.component === want.component);  // a group heading (coverage)
         row.hidden = !ok;
         if (ok && row.dataset.id) shown += 1;  // group headings (coverage) are not records
       });

@@ -44,6 +44,27 @@ def _threads() -> int:
         return threading.active_count()
 
 
+def _forget_parent_state() -> None:
+    """What the server's imports started (torch's compile-worker pool on some releases, made with
+    multiprocessing) belongs to the server: the child neither joins those processes at exit nor sends them
+    work; a child that compiles starts its own pool, as a cold process would on first use."""
+    try:
+        import multiprocessing.process as mp
+
+        mp._children.clear()
+    except (ImportError, AttributeError):
+        pass
+    futures = sys.modules.get("concurrent.futures.process")
+    if futures is not None and hasattr(futures, "_threads_wakeups"):
+        futures._threads_wakeups.clear()
+    for name in ("torch._inductor.async_compile", "torch._inductor.codecache"):
+        compile_ = getattr(sys.modules.get(name), "AsyncCompile", None)
+        for attr in ("process_pool", "pool"):
+            cached = getattr(compile_, attr, None)
+            if hasattr(cached, "cache_clear"):
+                cached.cache_clear()
+
+
 def _child(request: dict, listener: socket.socket, conns: list) -> None:
     """In the forked child: become the probe, run it, exit as the interpreter would. Never returns."""
     for c in [listener, *conns]:
@@ -55,6 +76,7 @@ def _child(request: dict, listener: socket.socket, conns: list) -> None:
         signal.signal(sig, signal.SIG_DFL if sig != signal.SIGINT else signal.default_int_handler)
     signal.set_wakeup_fd(-1)
     os.setsid()
+    _forget_parent_state()
     fd = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
@@ -100,15 +122,19 @@ def _oom_kills() -> int:
     return 0
 
 
-def _reset(keep_tmp: set) -> None:
-    """Put the container back as the imports left it: kill every process but init and this server, empty /tmp
-    of what was made since (only in a container of our own: --contained)."""
+def _processes() -> set:
+    return {int(name) for name in os.listdir("/proc") if name.isdigit()}
+
+
+def _reset(keep_tmp: set, keep_pids: set) -> None:
+    """Put the container back as the imports left it: kill every process but init, this server and what its
+    imports started, empty /tmp of what was made since (only in a container of our own: --contained)."""
     me = os.getpid()
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
         others = []
         for name in os.listdir("/proc"):
-            if name.isdigit() and int(name) not in (1, me):
+            if name.isdigit() and int(name) not in (1, me) and int(name) not in keep_pids:
                 try:
                     with open(f"/proc/{name}/stat") as f:
                         state = f.read().rsplit(")", 1)[1].split()[0]
@@ -155,6 +181,7 @@ def main() -> int:
         __import__(name)
     loaded = time.monotonic() - started
     keep_tmp = set(os.listdir("/tmp")) if contained else set()
+    keep_pids = _processes() if contained else set()  # what the imports started is the server's
     import threading
 
     python_threads = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
@@ -241,7 +268,7 @@ def main() -> int:
             reply = {"exit": _status(status)}
             if contained:
                 reply["oom_kills"] = _oom_kills() - oom_before
-                _reset(keep_tmp)
+                _reset(keep_tmp, keep_pids)
             last = time.monotonic()
             if conn is not None:
                 try:

@@ -26,6 +26,11 @@ if TYPE_CHECKING:
 ENV_FORMAT = 1  # bump when the on-disk layout of an environment changes
 
 
+#: a file beside a script saying the whole folder is the reproducer (a mined record's test tree); a backend
+#: that copies a script somewhere (a container) copies that folder instead
+BUNDLE_MARKER = ".xlakb-bundle"
+
+
 def cache_dir() -> Path:
     """Root of xlakb's cache: ``$XLAKB_CACHE_DIR``, else ``$XDG_CACHE_HOME/xlakb``, else ``~/.cache/xlakb``."""
     explicit = os.environ.get("XLAKB_CACHE_DIR")

@@ -53,7 +53,7 @@ from filelock import FileLock
 from .. import proc
 from ..errors import XlakbError
 from ..progress import NullProgress, Progress
-from . import EnvSpec, Prepared, cache_dir
+from . import BUNDLE_MARKER, EnvSpec, Prepared, cache_dir
 from .cache import Entry, disk_usage, exclusive, is_in_use, touch
 from .uv import MARKER, _HEALTH, _short_req, find_uv, pinned_names
 
@@ -586,8 +586,7 @@ class DockerBackend:
         stage.mkdir(parents=True)
         try:
             os.chmod(stage, 0o755)
-            shutil.copyfile(script, stage / script.name)
-            os.chmod(stage / script.name, 0o644)
+            _stage(script, stage)
             variables = self._variables(prepared, env)
             mounts = [_bind(str(stage), REPRO_DIR)]
             if prepared.extra_path:
@@ -953,8 +952,7 @@ class _WarmContainer:
         run = runs / uuid.uuid4().hex
         run.mkdir(mode=0o755)
         try:
-            shutil.copyfile(script, run / script.name)
-            os.chmod(run / script.name, 0o644)
+            _stage(script, run)
             (run / "log").touch()
             os.chmod(run / "log", 0o666)  # the only file the probe may write outside /tmp: its own output
             inside = f"{WARM_DIR}/run/{run.name}"
@@ -966,6 +964,16 @@ class _WarmContainer:
                 shutil.copyfile(run / "log", log_path)
             shutil.rmtree(run, ignore_errors=True)
         return reply
+
+
+def _stage(script: Path, dest: Path) -> None:
+    """Put a probe's reproducer in ``dest``, readable by the container's user: the script, or the whole folder
+    of a script that is part of a bundle (a mined record's test tree: :mod:`xlakb.mining.bundle`)."""
+    if (script.parent / BUNDLE_MARKER).exists():
+        shutil.copytree(script.parent, dest, dirs_exist_ok=True)
+        return
+    shutil.copyfile(script, dest / script.name)
+    os.chmod(dest / script.name, 0o644)
 
 
 def _bind(source: str, target: str, *, writable: bool = False):

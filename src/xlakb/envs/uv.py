@@ -240,11 +240,13 @@ class UvBackend:
         warm: bool = False,
     ) -> proc.RunResult:
         touch(Path(prepared.location) / LAST_USED)
+        script, log_path = Path(script).resolve(), Path(log_path).resolve()  # a server's own folder is its cwd
         full = dict(env)
         full["VIRTUAL_ENV"] = str(Path(prepared.python).parent.parent)
         full["PATH"] = f"{Path(prepared.python).parent}{os.pathsep}{full.get('PATH', os.defpath)}"
         if prepared.extra_path:
             full["PYTHONPATH"] = os.pathsep.join(prepared.extra_path)
+
         def cold() -> proc.RunResult:
             return proc.run([prepared.python, str(script), *args], env=full, cwd=script.parent, timeout=timeout,
                             log_path=log_path, on_line=on_line)

@@ -63,20 +63,37 @@ def import_time_table() -> dict:
     return yaml.safe_load((resources.files("xlakb") / "data" / "import_time.yaml").read_text("utf-8"))
 
 
+def walked_prefixes() -> tuple[str, ...]:
+    """The prefixes kept by the code that walks the whole environment during the import (``walkers`` in
+    ``data/import_time.yaml``, each site reviewed by hand): any variable with one is read at import."""
+    return tuple(sorted({p for ps in (import_time_table().get("walkers") or {}).values() for p in ps}))
+
+
 def import_time_names(release: str | None, env: Mapping[str, str]) -> tuple[str, ...]:
     """The variables of ``env`` (and those absent from it that matter) a server must be started with: the
-    release's measured list, or, for a release not measured, every variable with a known prefix."""
+    release's measured list and every variable a reviewed walker keeps, or, for a release not measured,
+    every variable with a known prefix."""
     table = import_time_table()
     measured = (table.get("releases") or {}).get(release or "")
+    walked = walked_prefixes()
     if measured is not None:
-        return tuple(sorted(set(measured) | {k for k in env if k in INTERPRETER}))
-    prefixes = tuple(table.get("unmeasured_prefixes") or ())
+        return tuple(sorted(set(measured) | {k for k in env if k in INTERPRETER or k.startswith(walked)}))
+    prefixes = tuple(table.get("unmeasured_prefixes") or ()) + walked
     return tuple(sorted({k for k in env if k.startswith(prefixes) or k in INTERPRETER}))
+
+
+#: what a server imports with unless the probe sets it: torch (2.4, 2.7, 2.8) starts inductor's compile-worker
+#: process and its reader thread at import, which a forked child would share without the thread; with this,
+#: a child that compiles starts its own, as a cold process does on first use
+SERVER_DEFAULTS = {"TORCH_WARM_POOL": "0"}
 
 
 def server_env(release: str | None, env: Mapping[str, str]) -> dict[str, str]:
     """The environment a server for a probe with ``env`` is started with."""
-    return {k: env[k] for k in import_time_names(release, env) if k in env}
+    out = {k: env[k] for k in import_time_names(release, env) if k in env}
+    for k, v in SERVER_DEFAULTS.items():
+        out.setdefault(k, v)
+    return out
 
 
 class WarmServer:
@@ -228,8 +245,15 @@ def kill_request(sock: Path, pid: int) -> None:
 
 
 def _max_servers() -> int:
-    """How many servers may live at once (each holds an imported torch: ~0.5-1 GB): $XLAKB_WARM_SERVERS, else 4."""
-    raw = os.environ.get("XLAKB_WARM_SERVERS", "4")
+    """How many servers may live at once: $XLAKB_WARM_SERVERS, else one per 3 GiB of memory (a server holds an
+    imported torch and torch_xla, and its probes grow from it), between 2 and 8."""
+    raw = os.environ.get("XLAKB_WARM_SERVERS")
+    if raw is None:
+        try:
+            memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError):
+            return 2
+        return max(2, min(8, memory // (3 << 30)))
     try:
         return max(1, int(raw))
     except ValueError:
@@ -408,7 +432,14 @@ char *secure_getenv(const char *name) { return getenv(name); }
 
 _PY_WATCH = r"""
 import os, sys
-seen = set()
+seen, walkers = set(), set()
+def walker():
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename.endswith(("os.py", "_collections_abc.py", "<frozen os>",
+                                                            "<frozen _collections_abc>")):
+        f = f.f_back
+    name = f.f_code.co_filename if f is not None else "?"
+    return name.split("site-packages/", 1)[-1]
 class Watched(type(os.environ)):
     def __getitem__(self, key):
         seen.add(key); return super().__getitem__(key)
@@ -416,19 +447,24 @@ class Watched(type(os.environ)):
         seen.add(key); return super().__contains__(key)
     def get(self, key, default=None):
         seen.add(key); return super().get(key, default)
+    def __iter__(self):
+        walkers.add(walker()); return super().__iter__()
 os.environ = Watched(os.environ._data, os.environ.encodekey, os.environ.decodekey, os.environ.encodevalue,
                      os.environ.decodevalue)
 for name in sys.argv[1].split(","):
     __import__(name)
 with open(os.environ["XLAKB_GETENV_LOG"], "a") as f:
-    f.write("\n".join(sorted(seen)) + "\n")
+    f.write("\n".join(sorted(seen)) + "\n" + "".join(f"walker: {w}\n" for w in sorted(walkers)))
 """
 
 
-def scan_import_time(python: str, env: Mapping[str, str], preload: Sequence[str] = PRELOAD, cc: str = "gcc") -> list[str]:
-    """The variables read while ``python`` imports ``preload``: C/C++ reads (``getenv``, through a preloaded
-    shim built with ``cc``) and Python reads (``os.environ``). A maintainer runs this per release (``xlakb warm
-    scan``); the result goes into ``data/import_time.yaml``."""
+def scan_import_time(python: str, env: Mapping[str, str], preload: Sequence[str] = PRELOAD, cc: str = "gcc"
+                     ) -> tuple[list[str], list[str]]:
+    """What ``python`` reads of its environment while it imports ``preload`` (as a server does: with
+    :data:`SERVER_DEFAULTS`): the variables read by name, from C/C++ (``getenv``, through a preloaded shim
+    built with ``cc``) and Python (``os.environ``), and the files that walk the whole environment (whose
+    choice of variables a maintainer reviews: ``walkers`` in ``data/import_time.yaml``). A maintainer runs
+    this per release (``xlakb warm scan``); the names go into ``data/import_time.yaml``."""
     with tempfile.TemporaryDirectory(prefix="xlakb-scan-") as tmp:
         shim_c = Path(tmp) / "getenv_log.c"
         shim = Path(tmp) / "getenv_log.so"
@@ -439,14 +475,20 @@ def scan_import_time(python: str, env: Mapping[str, str], preload: Sequence[str]
             raise XlakbError(f"cannot build the getenv shim with {cc}: {built.stderr.strip()[:200]}",
                              hint="install a C compiler (apt-get install gcc)")
         log = Path(tmp) / "names"
-        run_env = dict(env, LD_PRELOAD=str(shim), XLAKB_GETENV_LOG=str(log))
+        run_env = {**SERVER_DEFAULTS, **env, "LD_PRELOAD": str(shim), "XLAKB_GETENV_LOG": str(log)}
         done = subprocess.run([python, "-c", _PY_WATCH, ",".join(preload)], env=run_env, capture_output=True, text=True,
                               timeout=600)
         if done.returncode != 0:
             raise XlakbError(f"{python}: importing {', '.join(preload)} failed: {done.stderr.strip()[-300:]}")
-        names = {n.strip() for n in log.read_text().splitlines() if n.strip()} if log.exists() else set()
-    names -= {"XLAKB_GETENV_LOG", "LD_PRELOAD"}
-    return sorted(names)
+        lines = [n.strip() for n in log.read_text().splitlines() if n.strip()] if log.exists() else []
+    names = {n for n in lines if not n.startswith("walker: ")} - {"XLAKB_GETENV_LOG", "LD_PRELOAD"}
+    return sorted(names), sorted({n[len("walker: "):] for n in lines if n.startswith("walker: ")})
+
+
+def unreviewed_walkers(found: Sequence[str]) -> list[str]:
+    """The files of ``found`` that walk the environment at import and are not reviewed in ``walkers``."""
+    reviewed = import_time_table().get("walkers") or {}
+    return [w for w in found if w not in reviewed]
 
 
 def write_import_time(found: Mapping[str, Sequence[str]], path: Path | None = None) -> Path:
@@ -460,6 +502,8 @@ def write_import_time(found: Mapping[str, Sequence[str]], path: Path | None = No
     releases.update({v: sorted(set(n)) for v, n in found.items()})
     head = text[:text.index("unmeasured_prefixes:")] if "unmeasured_prefixes:" in text else ""
     body = yaml.safe_dump({"unmeasured_prefixes": data.get("unmeasured_prefixes") or []}, default_flow_style=None, width=200)
+    if data.get("walkers"):
+        body += "walkers:\n" + "".join(f"  {w}: [{', '.join(ps)}]\n" for w, ps in sorted(data["walkers"].items()))
 
     def order(v: str) -> tuple:
         return tuple(int(x) for x in v.split("."))

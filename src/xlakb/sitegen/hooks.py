@@ -101,6 +101,12 @@ def on_config(config):
             raise PluginError(str(err)) from None
         _state["root"] = root
         _state["by_id"] = {r.id: r for r in _state["records"]}
+        try:
+            from xlakb.knowledge import upstream_clusters
+
+            _state["clusters"] = upstream_clusters(root)
+        except XlakbError as err:
+            raise PluginError(str(err)) from None
         _state["sources"] = {}
         _state["markdown"] = None
     return config
@@ -171,6 +177,9 @@ def _record_href(page, config, record_id: str) -> str:
 def on_page_markdown(markdown: str, page, config, files) -> str:
     if COUNT_MARKER in markdown:
         markdown = markdown.replace(COUNT_MARKER, str(len(site_records(config))))
+    if render.REPORTED_MARKER in markdown:  # searchable: an error typed in the search box finds its reports
+        markdown = markdown.replace(render.REPORTED_MARKER, render.reported_page(
+            _state.get("clusters") or [], _lang(config), lambda rid: _record_href(page, config, rid)), 1)
     return markdown
 
 
@@ -214,7 +223,8 @@ def on_page_context(context, page, config, nav):
         content = content.replace(render.COMPONENT_MARKER, table, 1)
     record = _state["by_id"].get(page.file.name) if page.file.src_uri.startswith("records/") else None
     if record is not None:
-        content = content.replace(render.SOURCE_MARKER, _highlighted_source(record, config), 1)
+        if render.SOURCE_MARKER in content:  # a mined record links its upstream test instead
+            content = content.replace(render.SOURCE_MARKER, _highlighted_source(record, config), 1)
         content = content.replace(render.MATRIX_MARKER, render.matrix_table(record, lang), 1)
     page.content = content
     return context

@@ -33,6 +33,7 @@ UI = _load_ui()  # interface strings by language: data/ui.yaml
 # after Material's search has indexed the page: less to parse twice per page and language.
 SOURCE_MARKER = "<!-- xlakb:reproducer-source -->"
 MATRIX_MARKER = "<!-- xlakb:matrix-table -->"
+REPORTED_MARKER = "<!-- xlakb:reported -->"
 
 LABEL_WORDS = {"en": UI["en"]["verdict"], "zh": UI["zh"]["verdict"]}
 
@@ -86,6 +87,30 @@ def verdict_cell(verdict: str, lang: str, extra: str = "") -> str:
     label = UI[lang]["verdict"].get(verdict, verdict)
     return (f'<td class="xlakb-verdict xlakb-verdict-{escape(verdict)}" data-verdict="{escape(verdict)}"{extra}>'
             f"{escape(label)}</td>")
+
+
+def trigger_url(trigger: dict) -> str:
+    """A mined record's upstream test, at its commit, on GitHub."""
+    line = f"#L{trigger['line']}" if trigger.get("line") else ""
+    return f"https://github.com/{trigger['repo']}/blob/{trigger['commit']}/{trigger['path']}{line}"
+
+
+def mined_note(rec: SiteRecord, lang: str) -> str:
+    """For a mined record: where it came from, that its verdicts are measured and its text a draft."""
+    d = rec.data
+    if d.get("source") != "mined":
+        return ""
+    t = UI[lang]
+    m = d.get("mined", {})
+    trigger = d["reproducer"]["trigger"]
+    fix = f"[PR #{m['pr']}]({_gh(d['upstream']['repo'], 'pull', m['pr'])})" if m.get("pr") else _md_code(m["commit"][:10])
+    fixed_in = d["versions"].get("fixed_in") or "?"
+    before = ""
+    releases = _known_releases()
+    if fixed_in in releases and releases.index(fixed_in) > 0:
+        before = releases[releases.index(fixed_in) - 1]
+    text = t["mined_note"].format(fix=fix, test=_md_code(trigger["test"]), before=before or "?", fixed_in=fixed_in)
+    return f'!!! info "{t["record_source"]["mined"]}"\n\n    ' + text.strip()
 
 
 def run_command(rec: SiteRecord) -> str:
@@ -151,6 +176,9 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
         f'<span class="xlakb-id">{escape(t["record_id"])}{t["colon"]}{_code(rid)}</span></p>\n'
     )
     out.append(d["summary"][lang].strip() + "\n")
+    mined = mined_note(rec, lang)
+    if mined:
+        out.append(mined + "\n")
 
     out.append(f"## {t['symptoms']} {{ #symptoms }}\n")
     out.extend(f"- {s.strip()}" for s in d["symptoms"][lang])
@@ -202,6 +230,11 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
         out.append(f'!!! note "{t["proxy_checks"]}"\n')
         out.extend("    " + line for line in repro["proxy_checks"][lang].strip().splitlines())
         out.append("")
+    trigger = repro.get("trigger")
+    if trigger:
+        out.append(f"- {t['upstream_test']}{t['colon']}[{_md_code(trigger['test'])}]({trigger_url(trigger)}) "
+                   f"({_md_code(trigger['path'])})\n")
+        out.append(t["trigger_note"].format(commit=_md_code(trigger["commit"][:10])) + "\n")
     affected_example = example_release(rec, "reproduced") or "<release>"
     fixed_example = example_release(rec, "not-reproduced")
     cmds = [f"xlakb repro {rid} --torch-xla {affected_example}"]
@@ -209,13 +242,14 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
         cmds.append(f"xlakb repro {rid} --torch-xla {fixed_example}")
     out.append(t["run_xlakb"] + "\n")
     out.append(_fence("\n".join(cmds), "bash") + "\n")
-    out.append(t["run_direct"] + "\n")
-    out.append(_fence(run_command(rec), "bash") + "\n")
-    out.append(t["exit_codes"] + "\n")
-    # The source is long and not prose: it stays out of the search index. The hooks put
-    # it in place of SOURCE_MARKER after indexing (highlighted once for both languages).
-    out.append(f"### {t['source']} {{ #source data-search-exclude }}\n")
-    out.append(SOURCE_MARKER + "\n")
+    if not trigger:
+        out.append(t["run_direct"] + "\n")
+        out.append(_fence(run_command(rec), "bash") + "\n")
+        out.append(t["exit_codes"] + "\n")
+        # The source is long and not prose: it stays out of the search index. The hooks put
+        # it in place of SOURCE_MARKER after indexing (highlighted once for both languages).
+        out.append(f"### {t['source']} {{ #source data-search-exclude }}\n")
+        out.append(SOURCE_MARKER + "\n")
 
     out.append(f"## {t['versions']} {{ #versions }}\n")
     v = d["versions"]
@@ -549,11 +583,12 @@ def records_table(records: list[SiteRecord], lang: str, href) -> str:
     statuses = [s for s in t["status"] if any(r.data["status"] == s for r in records)]
     components = sorted({r.data["component"] for r in records})
     tags = sorted({tag for r in records for tag in r.data["tags"]})
+    sources = [s for s in t["record_source"] if any(r.data.get("source", "hand") == s for r in records)]
     filters = filter_form(lang, len(records), [
         ("status", t["home_filter_status"], [(s, t["status"][s]) for s in statuses]),
         ("component", t["home_filter_component"], [(c, c) for c in components]),
         ("tag", t["home_filter_tag"], [(g, g) for g in tags]),
-    ])
+    ] + ([("source", t["home_filter_source"], [(s, t["record_source"][s]) for s in sources])] if len(sources) > 1 else []))
     rows = []
     releases = releases_shown(records)
     for r in records:
@@ -566,7 +601,7 @@ def records_table(records: list[SiteRecord], lang: str, href) -> str:
             measured = escape(t["home_not_measured"])
         tag_html = " ".join(f'<span class="xlakb-tag">{escape(g)}</span>' for g in d["tags"])
         rows.append(
-            f'<tr data-id="{escape(r.id)}" data-status="{escape(d["status"])}" '
+            f'<tr data-id="{escape(r.id)}" data-status="{escape(d["status"])}" data-source="{escape(d.get("source", "hand"))}" '
             f'data-component="{escape(d["component"])}" data-tags=" {escape(" ".join(d["tags"]))} ">'
             f'<td><a href="{escape(href(r.id))}">{_inline_md_code(escape(d["title"][lang]))}</a><br>{_code(r.id)}</td>'
             f"<td>{status_badge(d['status'], lang)}</td>"
@@ -631,8 +666,10 @@ def coverage_table(records: list[SiteRecord], lang: str, href, *, component_href
         return f"<p>{escape(t['home_empty'])}</p>"
     releases = releases_shown(records)
     components = sorted({r.data["component"] for r in records})
-    form = filter_form(lang, len(records), [("component", t["home_filter_component"], [(c, c) for c in components])]) + "\n" \
-        if filters else ""
+    sources = [s for s in t["record_source"] if any(r.data.get("source", "hand") == s for r in records)]
+    form = filter_form(lang, len(records), [("component", t["home_filter_component"], [(c, c) for c in components])]
+                       + ([("source", t["home_filter_source"], [(s, t["record_source"][s]) for s in sources])]
+                          if len(sources) > 1 else [])) + "\n" if filters else ""
     head = (f"<th>{escape(t['coverage_th_record'])}</th><th>{escape(t['home_th_status'])}</th>"
             + "".join(f"<th>{escape(v)}</th>" for v in releases))
     rows = []
@@ -646,6 +683,7 @@ def coverage_table(records: list[SiteRecord], lang: str, href, *, component_href
             measured = _measured_by_release(r)
             rows.append(
                 f'<tr data-id="{escape(r.id)}" data-status="{escape(r.data["status"])}" data-component="{name}" '
+                f'data-source="{escape(r.data.get("source", "hand"))}" '
                 f'data-tags=" {escape(" ".join(r.data["tags"]))} ">'
                 f'<td><a href="{escape(href(r.id))}">{_code(r.id)}</a></td><td>{status_badge(r.data["status"], lang)}</td>'
                 + "".join(_heat_cell(r, v, measured.get(v), lang) for v in releases) + "</tr>")
@@ -709,3 +747,47 @@ def search_phrases(records: list, languages: list[str]) -> dict:
         out["records"][lang] = rows
     return out
 
+
+
+# -- the reported tier: upstream's most reported errors without a proven record -----------------------
+def reported_page(clusters: list, lang: str, href, limit: int = 100) -> str:
+    """Markdown: the upstream clusters no record proves, most reported first (the contributors' to-do list),
+    each with its error, its reports (state, date) and a fix when one is known; then how many clusters a
+    proven record covers."""
+    t = UI[lang]
+    todo = [c for c in clusters if not c.records]
+    proven = [c for c in clusters if c.records]
+    if not clusters:
+        return t["reported_empty"] + "\n"
+    out = [t["reported_count"].format(n=len(todo), shown=min(limit, len(todo)),
+                                      reports=len({r.number for c in clusters for r in c.issues})) + "\n"]
+    for c in todo[:limit]:
+        states = t["reported_open"].format(n=len(c.open)) if c.open else t["reported_closed"]
+        head = f"### {_md_code(c.signature)}"
+        out.append(head + "\n")
+        meta = [t["reported_reports"].format(n=len(c.issues)), states]
+        if c.since:
+            meta.append(t["reported_since"].format(date=c.since[:7]))
+        if c.location:
+            meta.append(t["reported_where"] + t["colon"] + _md_code(c.location))
+        if c.labels:
+            meta.append(t["reported_labels"] + t["colon"] + ", ".join(c.labels[:4]))
+        if c.fixed_by:
+            prs = ", ".join(f"[#{p}]({_gh('pytorch/xla', 'pull', p)})" for p in c.fixed_by)
+            meta.append(t["reported_fixed"].format(prs=prs) + (f" ({c.first_fixed})" if c.first_fixed else ""))
+        out.append(t["list_sep"].join(meta) + "\n")
+        for r in sorted(c.issues, key=lambda r: r.number, reverse=True)[:10]:
+            state = t["reported_state"][r.state]
+            out.append(f"- [#{r.number}]({r.url}) {escape(r.title)} ({state}{t['list_sep'] + r.created_at if r.created_at else ''})")
+        if len(c.issues) > 10:
+            out.append(f"- … {len(c.issues) - 10}")
+        out.append("")
+    if proven:
+        out.append(f"## {t['reported_proven_head']}\n")
+        for c in proven:
+            links = ", ".join(f"[{rid}]({href(rid)})" for rid in c.records)
+            out.append(f"- {_md_code(c.signature)}{t['colon']}{links} ({t['reported_reports'].format(n=len(c.issues))})")
+        out.append("")
+    if any(r.seeded for c in clusters for r in c.issues):
+        out.append(t["reported_seeded"] + "\n")
+    return "\n".join(out)

@@ -1,0 +1,127 @@
+"""xlakb's runner of one upstream test function, as a reproducer: run by the probe environment's Python in a
+folder holding the test tree of a pytorch/xla commit (exported from a clone when the probe runs, never kept
+in xlakb's repository).
+
+    python xlakb_trigger.py test/test_operations.py TestAtenXlaTensor.test_foo
+
+It imports nothing of xlakb. The test runs in a forked child (so a crash of the test is reported, not
+mistaken for the runner's), alone, with unittest. Exit codes, as every reproducer's:
+    0    the test passed
+    1    it failed: an assertion, an exception, or a crash; the last line says which:
+         XLAKB-TRIGGER FAILED|ERROR|CRASHED <test>: <exception type or signal>: <first line of its message>
+    125  untestable on this release: the test module cannot be imported for want of a torch or torch_xla
+         API, the test was skipped, or it calls an API the release lacks
+    3    the runner itself could not run the test (a test-only package missing, no such test)
+"""
+
+import os
+import re
+import signal
+import sys
+import traceback
+
+UNTESTABLE, BROKEN = 125, 3
+#: messages of an API the release does not have yet (judged on the exception of the test or of its import)
+MISSING_API = re.compile(
+    r"(module '(torch|torch_xla)[\w.]*' has no attribute|cannot import name .* from '(torch|torch_xla)|"
+    r"No module named '(torch|torch_xla)[\w.]*'|has no attribute '_XLAC|_XLAC\.\w+|unexpected keyword argument|"
+    r"takes \d+ positional arguments? but \d+ (was|were) given|missing \d+ required positional argument)")
+#: test-only packages (a layer on top of the release environment); their absence is the runner's problem
+TEST_PACKAGES = re.compile(r"No module named '(expecttest|absl|hypothesis|pytest|torchvision|parameterized|yaml)'")
+
+
+def _one_line(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {text[0][:300]}" if text else type(err).__name__
+
+
+_EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Failure|Fault)\b|AssertionError\b)")
+
+
+def _exception_line(text: str) -> str:
+    """The exception line of a traceback unittest printed (the last unindented ``SomeError: ...``)."""
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    for ln in reversed(lines):
+        if _EXC_LINE.match(ln):
+            return ln
+    return lines[-1] if lines else "(no message)"
+
+
+def _missing_api(err: BaseException) -> bool:
+    return isinstance(err, (AttributeError, ImportError, TypeError)) and bool(MISSING_API.search(str(err)))
+
+
+def run_test(path: str, test: str) -> int:
+    """In the child: import the test module (not as __main__: its own main block stays out), run ``test``."""
+    import importlib.util
+    import unittest
+
+    here = os.path.dirname(os.path.abspath(path))
+    sys.path[:0] = [here, os.path.abspath("test")]
+    sys.argv = [path]
+    name = os.path.splitext(os.path.basename(path))[0]
+    try:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    except BaseException as err:  # noqa: BLE001 - every way an import can fail is judged below
+        traceback.print_exc()
+        if TEST_PACKAGES.search(str(err)):
+            print(f"XLAKB-TRIGGER BROKEN {test}: a test-only package is missing: {_one_line(err)}", flush=True)
+            return BROKEN
+        if _missing_api(err):
+            print(f"untestable: the test module needs an API this release lacks: {_one_line(err)}", flush=True)
+            return UNTESTABLE
+        print(f"XLAKB-TRIGGER ERROR {test}: {_one_line(err)} (while importing {path})", flush=True)
+        return 1
+    try:
+        suite = unittest.defaultTestLoader.loadTestsFromName(test, module)
+    except AttributeError as err:
+        print(f"XLAKB-TRIGGER BROKEN {test}: no such test in {path}: {err}", flush=True)
+        return BROKEN
+    result = unittest.TextTestRunner(stream=sys.stdout, verbosity=2).run(suite)
+    sys.stdout.flush()
+    if result.skipped and not result.failures and not result.errors:
+        print(f"untestable: skipped: {result.skipped[0][1]}", flush=True)
+        return UNTESTABLE
+    for kind, rows in (("FAILED", result.failures), ("ERROR", result.errors)):
+        for _, text in rows:
+            last = _exception_line(text)
+            if kind == "ERROR" and MISSING_API.search(last):
+                print(f"untestable: the test calls an API this release lacks: {last[:300]}", flush=True)
+                return UNTESTABLE
+            print(f"XLAKB-TRIGGER {kind} {test}: {last[:300]}", flush=True)
+            return 1
+    if result.testsRun == 0:
+        print(f"XLAKB-TRIGGER BROKEN {test}: no test ran", flush=True)
+        return BROKEN
+    print(f"XLAKB-TRIGGER PASSED {test}", flush=True)
+    return 0
+
+
+def main() -> int:
+    if len(sys.argv) != 3:
+        print("usage: xlakb_trigger.py TEST_FILE TEST_ID", file=sys.stderr)
+        return BROKEN
+    path, test = sys.argv[1], sys.argv[2]
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = BROKEN
+        try:
+            code = run_test(path, test)
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        print(f"\nXLAKB-TRIGGER CRASHED {test}: signal {sig} ({signal.Signals(sig).name})", flush=True)
+        return 1
+    return os.WEXITSTATUS(status)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,243 @@
+"""What a pytorch/xla clone says of its fixes: the commits that change a test, and the first release of each.
+
+A fix reaches users in a release in one of two ways: the release branch (``r2.N``) was cut after the commit
+(ancestry: the commit is an ancestor of the branch point, so every ``v2.N.x`` tag has it), or the commit was
+cherry-picked onto a release branch (a new commit there, found by the PR number in its subject, by its patch
+id, or by its subject once ``[CherryPick]`` prefixes and PR numbers are taken out). The first release is the
+earliest of both.
+
+Library code: reads git, raises XlakbError, prints nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from ..errors import XlakbError
+from ..gitrepo import open_repo, repo_path, rev
+
+_TAG = re.compile(r"^v(\d+\.\d+\.\d+)$")
+_PR = re.compile(r"\(#(\d+)\)")
+_PR_ANY = re.compile(r"#(\d{3,6})\b")
+_CHERRY = re.compile(r"^\s*(\[?\s*cherry[- ]?pick(ed)?\s*\]?\s*:?\s*)+", re.IGNORECASE)
+SEP = "\x1e"  # record separator between commits in git log output
+FSEP = "\x1f"  # field separator
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One commit of the mined branch: its sha, subject, body, date, PR number (from ``(#N)`` at the end of the
+    subject) and the files it changed."""
+
+    sha: str
+    subject: str
+    body: str
+    date: str
+    files: tuple[str, ...] = ()
+
+    @property
+    def pr(self) -> int | None:
+        found = _PR.findall(self.subject)
+        return int(found[-1]) if found else None
+
+    @property
+    def test_files(self) -> tuple[str, ...]:
+        return tuple(f for f in self.files if f.startswith("test/") and f.endswith(".py"))
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """The releases that have a commit (oldest first), and how the first of them got it."""
+
+    releases: tuple[str, ...]
+    how: str  # "ancestry" or "cherry-pick <sha> (<why it matched>)"
+
+    @property
+    def release(self) -> str:
+        return self.releases[0]
+
+    def first_of(self, published) -> str | None:
+        """The first of ``published`` (versions a user can install) that has the commit."""
+        have = set(self.releases)
+        return next((v for v in sorted(published, key=Version) if v in have), None)
+
+
+@dataclass
+class History:
+    """The releases of a clone and the commits changing tests between two of them, on one branch."""
+
+    repo: str
+    branch: str
+    releases: list[tuple[str, str]]  # (version, tag sha), oldest first
+    commits: list[Commit] = field(default_factory=list)
+
+
+def release_tags(repo) -> list[tuple[str, str]]:
+    """Every ``vX.Y.Z`` tag (no release candidates) with its commit, oldest release first."""
+    r = open_repo(repo)
+    out = []
+    for line in r.git.for_each_ref("--format=%(refname:short) %(objectname) %(*objectname)", "refs/tags").splitlines():
+        parts = line.split()
+        m = _TAG.match(parts[0]) if parts else None
+        if m:
+            out.append((m.group(1), parts[2] if len(parts) > 2 else parts[1]))
+    try:
+        return sorted(out, key=lambda t: Version(t[0]))
+    except InvalidVersion as err:  # pragma: no cover - the regex admits only versions
+        raise XlakbError(str(err)) from None
+
+
+def _log(r, *args: str) -> list[Commit]:
+    out = r.git.log(f"--format={SEP}%H{FSEP}%cs{FSEP}%s{FSEP}%b{FSEP}", "--name-only", *args)
+    commits = []
+    for chunk in out.split(SEP)[1:]:
+        sha, date, subject, body, files = (chunk.split(FSEP) + [""] * 5)[:5]
+        commits.append(Commit(sha, subject.strip(), body.strip(), date,
+                              tuple(f for f in files.strip().splitlines() if f.strip())))
+    return commits
+
+
+def test_commits(repo, start: str, end: str, branch: str = "master") -> History:
+    """The commits of ``branch`` that change a Python test (``test/**.py``) after ``start``'s release branch
+    was cut and up to ``end``'s (``end`` newer than every release: up to the branch head), oldest first."""
+    r = open_repo(repo)
+    tags = release_tags(r)
+    known = dict(tags)
+    if start not in known:
+        raise XlakbError(f"no tag v{start} in {repo_path(r)}", hint="fetch the tags, or pick a release it has")
+    head = rev(r, branch, "branch")
+    base = r.git.merge_base(head, known[start]).strip()
+    if end in known:
+        stop = r.git.merge_base(head, known[end]).strip()
+    else:
+        stop = head
+    commits = _log(r, "--first-parent", "--reverse", f"{base}..{stop}", "--", "test")
+    return History(repo_path(r), branch, tags, [c for c in commits if c.test_files])
+
+
+def _norm_subject(subject: str) -> str:
+    s = _CHERRY.sub("", subject)
+    s = _PR.sub("", s)
+    s = re.sub(r"(?i)^cherry[- ]?pick\s+", "", s)
+    return re.sub(r"\W+", " ", s).strip().lower()
+
+
+def _patch_id(r, sha: str) -> str | None:
+    import subprocess
+
+    diff = subprocess.run(["git", f"--git-dir={r.git_dir}", "show", "--format=", sha], capture_output=True)
+    if diff.returncode != 0 or not diff.stdout:
+        return None
+    pid = subprocess.run(["git", f"--git-dir={r.git_dir}", "patch-id", "--stable"], input=diff.stdout,
+                         capture_output=True)
+    out = pid.stdout.decode().split()
+    return out[0] if out else None
+
+
+def first_releases(repo, history: History) -> dict[str, Shipped]:
+    """For each commit of ``history``: the releases that ship it, by ancestry (the release branch was cut
+    after it) or by a cherry-pick onto a release branch (that tag and the later ones of its branch), and how
+    the first one got it (commits no release has are left out)."""
+    r = open_repo(repo)
+    head = rev(r, history.branch, "branch")
+    points = []  # (version, branch point on the mined branch, tag)
+    for version, tag in history.releases:
+        try:
+            points.append((version, r.git.merge_base(head, tag).strip(), tag))
+        except Exception:  # noqa: BLE001 - a tag with no common history
+            continue
+    order = _first_parent_index(r, head)
+    series = lambda v: Version(v).release[:2]  # noqa: E731 - 2.6.0 and 2.6.1 are one release branch
+    # cherry-picks: what each release tag has beyond its branch point
+    by_pr: dict[int, list[tuple[str, str]]] = {}
+    by_subject: dict[str, list[tuple[str, str]]] = {}
+    picks: list[tuple[str, str]] = []
+    for version, point, tag in points:
+        for pick in _log(r, "--no-merges", f"{point}..{tag}"):
+            entry = (version, pick.sha)
+            picks.append(entry)
+            for n in _PR_ANY.findall(pick.subject):
+                by_pr.setdefault(int(n), []).append(entry)
+            by_subject.setdefault(_norm_subject(pick.subject), []).append(entry)
+    pick_ids: dict[str, list[tuple[str, str]]] = {}
+    shipped: dict[str, Shipped] = {}
+    for c in history.commits:
+        have: dict[str, str] = {}
+        i = order.get(c.sha)
+        for version, point, _ in points:
+            j = order.get(point)
+            if i is not None and j is not None and j >= i:
+                have[version] = "ancestry"
+        found = []
+        if c.pr is not None:
+            found += [(e, f"PR #{c.pr} in its subject") for e in by_pr.get(c.pr, [])]
+        norm = _norm_subject(c.subject)
+        if len(norm) > 12:
+            found += [(e, "the same subject") for e in by_subject.get(norm, [])]
+        if not found and picks:
+            if not pick_ids:
+                for e in picks:
+                    pid = _patch_id(r, e[1])
+                    if pid:
+                        pick_ids.setdefault(pid, []).append(e)
+            pid = _patch_id(r, c.sha)
+            found += [(e, "the same patch") for e in pick_ids.get(pid or "", [])]
+        for (version, sha), why in sorted(found, key=lambda f: Version(f[0][0])):
+            for later, _, _ in points:  # the later tags of that release branch have it too
+                if series(later) == series(version) and Version(later) >= Version(version):
+                    have.setdefault(later, f"cherry-pick {sha[:10]} ({why})")
+        if have:
+            releases = tuple(sorted(have, key=Version))
+            shipped[c.sha] = Shipped(releases, have[releases[0]])
+    return shipped
+
+
+def _first_parent_index(r, head: str) -> dict[str, int]:
+    shas = r.git.rev_list("--first-parent", "--reverse", head).split()
+    return {s: i for i, s in enumerate(shas)}
+
+
+def show_file(repo, commit: str, path: str) -> str | None:
+    """The text of ``path`` at ``commit``, or None when it does not exist there."""
+    import git
+
+    r = open_repo(repo)
+    try:
+        return r.git.show(f"{commit}:{path}")
+    except git.GitCommandError:
+        return None
+
+
+def added_lines(repo, commit: str, path: str) -> list[int]:
+    """The line numbers, in ``path`` as ``commit`` left it, that ``commit`` added or changed (and, where it
+    only removed lines, the line after the removal)."""
+    r = open_repo(repo)
+    diff = r.git.show("--format=", "-U0", "--first-parent", commit, "--", path)
+    lines = []
+    for m in re.finditer(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", diff, re.MULTILINE):
+        start, count = int(m.group(1)), int(m.group(2) or 1)
+        lines.extend(range(start, start + count) if count else [max(start, 1)])
+    return lines
+
+
+def export_tree(repo, commit: str, prefix: str, dest: Path) -> Path:
+    """Write the files under ``prefix`` at ``commit`` into ``dest`` (``git archive``), for a probe to run."""
+    import io
+    import subprocess
+    import tarfile
+
+    r = open_repo(repo)
+    done = subprocess.run(["git", f"--git-dir={r.git_dir}", "archive", "--format=tar", commit, prefix],
+                          capture_output=True)
+    if done.returncode != 0:
+        raise XlakbError(f"cannot read {prefix} at {commit[:10]} from {repo_path(r)}: "
+                         f"{done.stderr.decode('utf-8', 'replace').strip()[:200]}",
+                         hint="fetch the commit into the clone (git fetch origin <sha>)")
+    dest.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as tar:
+        tar.extractall(dest, filter="data")
+    return dest

@@ -1,0 +1,506 @@
+"""``xlakb mine``: proven bugs from pytorch/xla's own fixes.
+
+1. :func:`find` reads a clone: the commits that change a test between two releases, their class
+   (``data/mine_rules.yaml``), the test functions each one added or changed, what those need (a CPU machine
+   runs only some), how upstream's CPU test script runs them, and the first release with the fix.
+2. :func:`prove` runs each candidate test like a reproducer (:mod:`xlakb.mining.bundle`) on the release
+   before the fix and on the first fixed release. It is proved only when it fails before and passes after.
+3. :func:`record_for` makes a record of a proved candidate: its claims come from a 12-release matrix,
+   measured like any record's by the caller (``xlakb mine`` runs :func:`xlakb.matrix.measure`).
+
+Every candidate keeps its outcome and why in ``mined/candidates.json`` (committed): the ones that did not
+prove out are kept, with the reason, not thrown away. A second run takes up where the first stopped.
+
+Library code: raises XlakbError, prints nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Sequence
+
+from packaging.version import Version
+
+from ..errors import XlakbError
+from ..progress import NullProgress, Progress
+from ..records import Record
+from . import history, runscript, triggers
+
+TABLE = Path("mined") / "candidates.json"
+#: test-only packages of upstream's tests, a layer on top of the release environment
+TEST_PACKAGES = ("expecttest", "absl-py", "pytest")
+#: a test file importing one of these needs what the release environments do not have
+HEAVY_IMPORTS = {"jax": "jax", "torchax": "torchax", "tensorflow": "tensorflow", "transformers": "transformers",
+                 "requests": "network", "libtpu": "tpu"}
+OUTCOMES = ("proved", "passes-before", "fails-after", "untestable", "error", "excluded", "pending")
+
+
+@dataclass
+class Mined:
+    """One candidate: a test function a commit added or changed (or a commit left out, without a test)."""
+
+    commit: str
+    pr: int | None
+    subject: str
+    date: str
+    cls: str
+    path: str = ""
+    test: str = ""
+    line: int = 0
+    fixed_in: str | None = None
+    before: str | None = None
+    shipped: str = ""
+    env: dict = field(default_factory=dict)
+    packages: list = field(default_factory=list)
+    status: str = "pending"
+    reason: str = ""
+    verdicts: dict = field(default_factory=dict)  # release -> [verdict, detail]
+    failure: str = ""  # the XLAKB-TRIGGER line measured before the fix
+    record: str = ""   # the record made of it, or the existing record it proves again
+    test_commit: str = ""  # where the test is taken from, when not the fix (the first fixed release's tag)
+
+    @property
+    def key(self) -> str:
+        return f"{self.commit[:12]}:{self.path}::{self.test}" if self.test else self.commit[:12]
+
+    @property
+    def trigger(self) -> dict:
+        return {"repo": "pytorch/xla", "commit": self.test_commit or self.commit, "path": self.path, "test": self.test,
+                "line": self.line}
+
+
+def _imports(source: str) -> set[str]:
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def find(repo, start: str, end: str, published: list[str], progress: Progress | None = None) -> list[Mined]:
+    """Every commit changing a test between releases ``start`` and ``end`` of ``repo``, as candidates: one per
+    test function a minable commit changed that a CPU machine can run (status ``pending``), and the rest
+    ``excluded`` with why."""
+    progress = progress or NullProgress()
+    progress.info(f"reading the history of {repo}")
+    hist = history.test_commits(repo, start, end)
+    shipped = history.first_releases(repo, hist)
+    order = sorted(published, key=Version)
+    out: list[Mined] = []
+    for n, c in enumerate(hist.commits):
+        progress.step(n, len(hist.commits), f"{c.sha[:10]} {c.subject[:60]}")
+        cls, minable = triggers.classify(c.subject, c.body)
+        base = dict(commit=c.sha, pr=c.pr, subject=c.subject, date=c.date, cls=cls)
+        ship = shipped.get(c.sha)
+        fixed = ship.first_of(order) if ship else None
+        before = order[order.index(fixed) - 1] if fixed and order.index(fixed) > 0 else None
+        base.update(fixed_in=fixed, before=before, shipped=ship.how if ship else "")
+        if not minable:
+            out.append(Mined(**base, status="excluded", reason=f"class {cls}: not a change of behaviour a user meets"))
+            continue
+        if fixed is None:
+            out.append(Mined(**base, status="excluded", reason="in no published release yet"))
+            continue
+        if before is None:
+            out.append(Mined(**base, status="excluded", reason=f"first released in {fixed}, the oldest release measured"))
+            continue
+        script = history.show_file(repo, c.sha, "test/run_tests.sh") or ""
+        found = 0
+        for path in c.test_files:
+            source = history.show_file(repo, c.sha, path)
+            if source is None:
+                continue
+            heavy = sorted({HEAVY_IMPORTS[m] for m in _imports(source) if m in HEAVY_IMPORTS})
+            for t in triggers.changed_tests(source, path, history.added_lines(repo, c.sha, path)):
+                found += 1
+                row = Mined(**base, path=path, test=t.test, line=t.first_line)
+                need = triggers.needs(t) + heavy
+                env = runscript.test_env(script, path)
+                if need:
+                    row.status, row.reason = "excluded", f"needs {', '.join(dict.fromkeys(need))}"
+                elif triggers.fallback_only(t):
+                    row.status, row.reason = "excluded", "checks which ops fell back (metrics counters): speed, not a failure"
+                elif env is None:
+                    row.status, row.reason = "excluded", "upstream's CPU test script (test/run_tests.sh) does not run this file"
+                else:
+                    row.env = env
+                    row.packages = list(TEST_PACKAGES) + (["torchvision"] if "torchvision" in _imports(source) else [])
+                out.append(row)
+        if not found:
+            out.append(Mined(**base, status="excluded", reason="changes no test function (helpers or data only)"))
+    progress.step(len(hist.commits), len(hist.commits), f"{len(out)} candidates")
+    return out
+
+
+def signature_for(test: str) -> str:
+    """The reproducer signature of a mined record: its test failed, raised or crashed (the runner's last line)."""
+    return rf"XLAKB-TRIGGER (FAILED|ERROR|CRASHED) {re.escape(test)}: "
+
+
+def probe_record(root: Path, m: Mined, timeout: int = 600) -> Record:
+    """A record in memory for probing a candidate (the record written for a proved one is :func:`record_for`)."""
+    import hashlib
+
+    devices = int(m.env.get("CPU_NUM_DEVICES", "1") or 1)
+    env = {k: v for k, v in m.env.items() if k not in ("CPU_NUM_DEVICES", "PJRT_DEVICE")}
+    data = {
+        "id": "mined-probe-" + hashlib.sha256(m.key.encode()).hexdigest()[:16],
+        "source": "mined",
+        "environment": {"hardware": "cpu", "devices": devices, "env": env, "packages": list(m.packages)},
+        "reproducer": {"trigger": m.trigger, "fidelity": "exact", "timeout": timeout,
+                       "signatures": [signature_for(m.test)]},
+        "versions": {"affected": f"<{m.fixed_in}"},
+    }
+    return Record(root / "issues" / f"{data['id']}.yaml", data)
+
+
+def judge(m: Mined) -> tuple[str, str]:
+    """A candidate's outcome from its verdicts before and after the fix."""
+    before = m.verdicts.get(m.before or "")
+    after = m.verdicts.get(m.fixed_in or "")
+    if not before or not after:
+        return "pending", ""
+    (bv, bd), (av, ad) = before, after
+    if bv == "untestable":
+        return "untestable", f"on {m.before}: {bd}"
+    if bv == "error":
+        return "error", f"on {m.before}: {bd}"
+    if bv == "not-reproduced":
+        return "passes-before", f"passes on {m.before}, the release before the fix"
+    if av == "reproduced":
+        return "fails-after", f"fails on {m.fixed_in} too, the first release with the fix: {ad}"
+    if av != "not-reproduced":
+        return ("untestable" if av == "untestable" else "error"), f"on {m.fixed_in}: {ad}"
+    return "proved", f"fails on {m.before} ({bd}), passes on {m.fixed_in}"
+
+
+def prove(root: Path, rows: list[Mined], backend, *, progress: Progress | None = None,
+          on_row: Callable[[Mined], None] | None = None, **batch) -> None:
+    """Probe every pending candidate of ``rows`` on the release before its fix and the first with it, and set
+    its status as the verdicts arrive (``on_row`` is called with each decided row). ``batch``: the options of
+    :func:`xlakb.matrix.run_batch` (jobs, executor, cache, find_links, index_url)."""
+    from ..candidates.releases import release
+    from ..matrix import run_batch
+
+    pending = [m for m in rows if m.status == "pending"]
+    by_record: dict[str, Mined] = {}
+    pairs = []
+    for m in pending:
+        rec = probe_record(root, m)
+        by_record[rec.id] = m
+        pairs += [(rec, release(m.before)), (rec, release(m.fixed_in))]
+
+    def arrived(rec: Record, res) -> None:
+        m = by_record[rec.id]
+        m.verdicts[res.candidate] = [res.verdict.value, res.detail]
+        if res.candidate == m.before and res.verdict.value == "reproduced":
+            m.failure = _failure_line(res.log) or res.detail
+        status, reason = judge(m)
+        if status != "pending":
+            m.status, m.reason = status, reason
+            if on_row is not None:
+                on_row(m)
+
+    if pairs:
+        run_batch(pairs, backend, progress=progress, on_result=arrived, **batch)
+
+
+def retry_at_release(repo, rows: list[Mined]) -> list[Mined]:
+    """The candidates untestable before their fix because the fix's copy of the test calls an API the old
+    release lacks, set to try the test as the first fixed release ships it (its tag), when that copy has the
+    test; they are pending again. The others stay as they are."""
+    tags = dict(history.release_tags(repo))
+    again = []
+    for m in rows:
+        if m.status != "untestable" or m.test_commit or m.fixed_in not in tags or "API" not in m.reason:
+            continue
+        source = history.show_file(repo, tags[m.fixed_in], m.path)
+        if source is None or m.test not in {t.test for t in triggers.test_functions(source, m.path)}:
+            continue
+        found = next(t for t in triggers.test_functions(source, m.path) if t.test == m.test)
+        m.test_commit, m.line = tags[m.fixed_in], found.first_line
+        m.status, m.reason, m.verdicts = "pending", "", {}
+        again.append(m)
+    return again
+
+
+def _failure_line(log: str) -> str:
+    try:
+        text = Path(log).read_text("utf-8", "replace")
+    except OSError:
+        return ""
+    lines = [ln for ln in text.splitlines() if ln.startswith("XLAKB-TRIGGER ")]
+    return lines[-1][:300] if lines else ""
+
+
+# -- the table --------------------------------------------------------------------------------------------
+def load_table(root: Path) -> list[Mined]:
+    path = root / TABLE
+    if not path.exists():
+        return []
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        return [Mined(**row) for row in data["candidates"]]
+    except (ValueError, KeyError, TypeError) as err:
+        raise XlakbError(f"{path}: not a table of mined candidates ({err})",
+                         hint="it is written by xlakb mine; restore it from git or remove it to start over") from None
+
+
+def save_table(root: Path, rows: list[Mined], meta: dict) -> Path:
+    """Write the table (sorted by commit date and key, so a new run makes a readable diff)."""
+    path = root / TABLE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    counts: dict[str, int] = {}
+    for m in rows:
+        counts[m.status] = counts.get(m.status, 0) + 1
+    body = {**meta, "counts": dict(sorted(counts.items())),
+            "candidates": [asdict(m) for m in sorted(rows, key=lambda m: (m.date, m.key))]}
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(body, indent=1, ensure_ascii=False, sort_keys=False) + "\n", "utf-8")
+    tmp.replace(path)
+    return path
+
+
+def merge(old: list[Mined], new: list[Mined]) -> list[Mined]:
+    """The candidates found now, each keeping what an earlier run measured of it (same key)."""
+    kept = {m.key: m for m in old}
+    out = []
+    for m in new:
+        before = kept.get(m.key)
+        if before is not None and before.status not in ("pending",) and m.status == "pending":
+            m.status, m.reason, m.verdicts, m.failure, m.record = (before.status, before.reason, before.verdicts,
+                                                                   before.failure, before.record)
+            m.test_commit, m.line = before.test_commit, before.line if before.test_commit else m.line
+        out.append(m)
+    return out
+
+
+# -- records ----------------------------------------------------------------------------------------------
+COMPONENTS = (("test/spmd/", "spmd"), ("test/dynamo/", "dynamo"), ("test/pjrt/", "runtime"), ("test/ds/", "dynamic-shape"),
+              ("test/debug_tool", "debug"), ("test/test_mp_", "distributed"), ("test/distributed", "distributed"),
+              ("test/eager", "eager"), ("test/scan", "scan"), ("test/test_autocast", "amp"), ("test/stablehlo", "stablehlo"),
+              ("test/", "ops"))
+
+
+def record_id(m: Mined) -> str:
+    name = m.test.split(".")[-1]
+    slug = re.sub(r"[^a-z0-9]+", "-", re.sub(r"^test_?", "", name).lower()).strip("-") or "test"
+    head = f"mined-pr{m.pr}" if m.pr else f"mined-{m.commit[:8]}"
+    return f"{head}-{slug}"[:80].rstrip("-")
+
+
+def _spec(reproduced: list[str], fixed: str) -> str:
+    """The affected releases as a specifier: from the oldest measured reproduced to the fix."""
+    return f">={reproduced[0]},<{fixed}" if reproduced else f"<{fixed}"
+
+
+def record_for(m: Mined, reproduced: list[str]) -> dict:
+    """The record of a proved candidate: what failed, on which releases, fixed by which PR. The text is a
+    draft from templates in both languages (``mined.draft: true``) a person can rewrite into the full story;
+    ``reproduced`` is what the candidate's own matrix measured, oldest first."""
+    subject = re.sub(r"\s*\(#\d+\)\s*$", "", m.subject).strip()
+    pr = f"PR #{m.pr}" if m.pr else f"commit {m.commit[:10]}"
+    first = reproduced[0] if reproduced else m.before
+    last = reproduced[-1] if reproduced else m.before
+    span_en = f"{first}" if first == last else f"{first} to {last}"
+    span_zh = f"{first}" if first == last else f"{first} 到 {last}"
+    failure = m.failure or f"XLAKB-TRIGGER FAILED {m.test}"
+    shown = failure.split(": ", 1)[1] if ": " in failure else failure
+    component = next(c for prefix, c in COMPONENTS if m.path.startswith(prefix))
+    link = f"https://github.com/pytorch/xla/blob/{m.commit}/{m.path}#L{m.line}"
+    devices = int(m.env.get("CPU_NUM_DEVICES", "1") or 1)
+    env = {k: v for k, v in m.env.items() if k not in ("CPU_NUM_DEVICES", "PJRT_DEVICE")}
+    data = {
+        "id": record_id(m),
+        "source": "mined",
+        "title": {"en": f"{subject} (upstream test {m.test.split('.')[-1]} fails before {pr})",
+                  "zh": f"{subject}（上游测试 {m.test.split('.')[-1]} 在 {pr} 之前失败）"},
+        "summary": {
+            "en": (f"The upstream regression test {m.test} in {m.path}, added or changed by {pr} (\"{subject}\"), "
+                   f"fails on torch_xla {span_en} and passes from {m.fixed_in} on, as measured on CPU with the "
+                   f"release wheels. The failure before the fix: {shown}"),
+            "zh": (f"{pr}（“{subject}”）新增或修改了 {m.path} 中的上游回归测试 {m.test}。在 CPU 上用发布的 wheel "
+                   f"实测：它在 torch_xla {span_zh} 上失败，从 {m.fixed_in} 起通过。修复前的失败信息：{shown}"),
+        },
+        "symptoms": {"en": [f"{m.test} fails: {shown}"], "zh": [f"{m.test} 失败：{shown}"]},
+        "root_cause": {
+            "en": (f"Not yet written up by a person. The fix is {pr}, \"{subject}\"; its diff shows the cause. This "
+                   f"record was mined from that fix and its test by xlakb mine."),
+            "zh": (f"尚无人撰写详细分析。修复是 {pr}（“{subject}”），其改动说明了原因。本记录由 xlakb mine 从该修复及其"
+                   f"测试自动挖掘而来。"),
+        },
+        "workaround": {"en": f"Upgrade to torch_xla {m.fixed_in} or later.",
+                       "zh": f"升级到 torch_xla {m.fixed_in} 或更高版本。"},
+        "status": "fixed",
+        "component": component,
+        "tags": ["mined", m.cls],
+        "upstream": {"repo": "pytorch/xla", "issues": [], **({"fixed_by": [m.pr]} if m.pr else {}),
+                     "links": [link]},
+        "environment": {"hardware": "cpu", "devices": devices, **({"env": env} if env else {}),
+                        "packages": list(m.packages)},
+        "reproducer": {"trigger": m.trigger, "fidelity": "exact", "timeout": 600,
+                       "signatures": [signature_for(m.test)]},
+        "versions": {"affected": _spec(reproduced, m.fixed_in), "fixed_in": m.fixed_in},
+        "mined": {"commit": m.commit, **({"pr": m.pr} if m.pr else {}), "subject": m.subject, "date": m.date,
+                  "class": m.cls, "shipped": m.shipped, "draft": True},
+    }
+    return data
+
+
+def reproduced_span(rows: Sequence[dict], m: Mined) -> tuple[list[str], str]:
+    """From a candidate's measured matrix rows: the releases it failed on (oldest first), and "" when they
+    make one span ending before the fix with every later release passing, else why not."""
+    order = sorted(((Version(r["candidate"]), r["candidate"], r["verdict"]) for r in rows if r.get("kind", "release") == "release"))
+    failed = [v for _, v, verdict in order if verdict == "reproduced"]
+    if not failed:
+        return [], "failed on no release in the full matrix"
+    after = [v for key, v, verdict in order if key >= Version(m.fixed_in) and verdict == "reproduced"]
+    if after:
+        return failed, f"fails again on {', '.join(after)}, after the fix"
+    inside = [v for key, v, verdict in order
+              if Version(failed[0]) <= key <= Version(failed[-1]) and verdict == "not-reproduced"]
+    if inside:
+        return failed, f"passes on {', '.join(inside)} between releases where it fails"
+    return failed, ""
+
+
+def write_record(root: Path, data: dict) -> Path:
+    """Write a record's YAML under ``issues/`` (the schema line first, keys in the order given)."""
+    import yaml
+
+    from ..records import SCHEMA_COMMENT
+
+    path = root / "issues" / f"{data['id']}.yaml"
+    text = yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=110, default_flow_style=False)
+    path.write_text(SCHEMA_COMMENT + "\n" + text, "utf-8")
+    return path
+
+
+@dataclass
+class Outcome:
+    """What a mining run did: the table, the records it wrote, the existing records it proved again (and any
+    disagreement with their own matrix)."""
+
+    table: Path
+    rows: list[Mined]
+    written: list[str] = field(default_factory=list)
+    attached: list[tuple[str, str]] = field(default_factory=list)  # (record id, "agrees" or the disagreement)
+    left: list[tuple[str, str]] = field(default_factory=list)      # (candidate key, why no record)
+
+
+def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress | None = None, limit: int | None = None,
+        find_only: bool = False, records: bool = True, **batch) -> Outcome:
+    """``xlakb mine``: find the candidates (kept in ``mined/candidates.json`` with what earlier runs measured),
+    prove the pending ones (at most ``limit``), and make a record of each proved one that no record covers
+    (its 12-release matrix and release bisection measured) or attach the proof to the record that does."""
+    from ..candidates.releases import releases_between
+    from ..records import load_records
+
+    progress = progress or NullProgress()
+    published = [c.label for c in releases_between()]
+    meta = {"repo": "pytorch/xla", "from": start, "to": end, "rules": "src/xlakb/data/mine_rules.yaml"}
+    rows = merge(load_table(root), find(repo, start, end, published, progress))
+    table = save_table(root, rows, meta)
+    out = Outcome(table, rows)
+    if find_only:
+        return out
+    todo = [m for m in rows if m.status == "pending"][:limit] if limit else [m for m in rows if m.status == "pending"]
+    progress.info(f"{len(todo)} candidate test(s) to prove, two probes each")
+    prove(root, todo, backend, progress=progress, on_row=lambda m: save_table(root, rows, meta), **batch)
+    again = retry_at_release(repo, todo)
+    if again:
+        progress.info(f"{len(again)} test(s) need an API the release before the fix lacks: trying them as the "
+                      "first fixed release ships them")
+        prove(root, again, backend, progress=progress, on_row=lambda m: save_table(root, rows, meta), **batch)
+    save_table(root, rows, meta)
+    if not records:
+        return out
+    existing = load_records(root)
+    by_pr: dict[int, list[Record]] = {}
+    for rec in existing:
+        for n in rec.data["upstream"].get("fixed_by", []):
+            by_pr.setdefault(n, []).append(rec)
+    proved = [m for m in rows if m.status == "proved" and not m.record]
+    for n, m in enumerate(proved):
+        progress.step(n, len(proved), f"record of {m.key}")
+        others = [r for r in by_pr.get(m.pr or -1, []) if r.source != "mined"]
+        if others:
+            for rec in others:
+                out.attached.append((rec.id, attach_proof(root, rec, m)))
+            m.record = others[0].id
+            continue
+        made = make_record(root, m, backend, progress=progress, **batch)
+        if made is None:
+            out.left.append((m.key, m.reason))
+        else:
+            out.written.append(made)
+        save_table(root, rows, meta)
+    save_table(root, rows, meta)
+    return out
+
+
+def make_record(root: Path, m: Mined, backend, *, progress: Progress | None = None, **batch) -> str | None:
+    """Measure a proved candidate on every release, and when its failures make one span before the fix, write
+    its record, matrix and release bisection; None (with ``m.reason`` saying why) when they do not."""
+    from ..bisection import Context, Options, save_report
+    from ..candidates.releases import ReleaseSource, releases_between
+    from ..matrix import run_batch
+    from ..records import load_record
+    from ..results import save_matrix
+    from ..runner import VerdictCache
+
+    probe = probe_record(root, m)
+    results = run_batch([(probe, c) for c in releases_between()], backend, progress=progress, **batch)
+    rows = [{"candidate": r.candidate, "kind": r.kind, "verdict": r.verdict.value} for r in results]
+    failed, why = reproduced_span(rows, m)
+    if why:
+        m.status, m.reason = "error", f"proved before/after, but its full matrix {why}: no record"
+        return None
+    data = record_for(m, failed)
+    if (root / "issues" / f"{data['id']}.yaml").exists():
+        data["id"] = f"{data['id'][:71]}-{m.commit[:8]}"
+    write_record(root, data)
+    rec = load_record(root, data["id"])
+    save_matrix(root, rec, [replace(r, record=rec.id) for r in results], backend.name)
+    ctx = Context(rec, backend, progress=progress or NullProgress(), cache=batch.get("cache") or VerdictCache(),
+                  options=Options(find_links=tuple(batch.get("find_links") or ()), index_url=batch.get("index_url"),
+                                  command=f"xlakb mine (release bisection of {rec.id})"))
+    source = ReleaseSource.from_options(ctx, {})
+    for report in source.bisect(ctx.engine(source)):
+        save_report(root, report)
+    m.record = rec.id
+    return rec.id
+
+
+def attach_proof(root: Path, rec: Record, m: Mined) -> str:
+    """Keep a mined proof beside an existing record (``bisect/<id>/mined-proof.json``) and compare it with the
+    record's own matrix: "agrees", or the disagreement."""
+    from ..results import load_matrix, results_dir, write_json
+
+    own = {r["candidate"]: r["verdict"] for r in (load_matrix(root, rec.id) or {}).get("results", [])}
+    notes = []
+    for version, (verdict, _) in sorted(m.verdicts.items(), key=lambda kv: Version(kv[0])):
+        theirs = own.get(version)
+        if theirs is not None and theirs != verdict:
+            notes.append(f"on {version} the upstream test is {verdict}, the record's reproducer {theirs}")
+    fixed = rec.fixed_in
+    if fixed and m.fixed_in and fixed != m.fixed_in:
+        notes.append(f"the record says fixed in {fixed}, the fix first shipped in {m.fixed_in}")
+    verdict = "agrees" if not notes else "; ".join(notes)
+    write_json(results_dir(root, rec.id) / "mined-proof.json",
+               {"record": rec.id, "kind": "mined-proof", "trigger": m.trigger, "pr": m.pr, "subject": m.subject,
+                "fixed_in": m.fixed_in, "before": m.before, "verdicts": m.verdicts, "failure": m.failure,
+                "agreement": verdict})
+    m.record = rec.id
+    return verdict

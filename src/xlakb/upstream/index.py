@@ -1,0 +1,142 @@
+"""Clusters of upstream reports with the same error signature, and what a paste matches among them.
+
+A cluster knows its issues (states, labels, dates), the pull requests that say they fix one of them, the
+proven records that name one, and the first release with a fix when a record or a mined proof gives it.
+Pure code over the stored reports and the records' data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+from .signature import ErrorLine, error_lines
+from .store import Report
+
+
+@dataclass
+class Cluster:
+    key: str
+    signature: str
+    location: str
+    kind: str
+    issues: list[Report] = field(default_factory=list)
+    fixed_by: list[int] = field(default_factory=list)
+    first_fixed: str | None = None
+    records: list[str] = field(default_factory=list)
+
+    @property
+    def open(self) -> list[Report]:
+        return [r for r in self.issues if r.state == "open"]
+
+    @property
+    def since(self) -> str | None:
+        dates = sorted(r.created_at for r in self.issues if r.created_at)
+        return dates[0] if dates else None
+
+    @property
+    def labels(self) -> list[str]:
+        return sorted({label for r in self.issues for label in r.labels})
+
+    def to_json(self) -> dict:
+        return {"key": self.key, "signature": self.signature, "location": self.location, "kind": self.kind,
+                "issues": [{"number": r.number, "title": r.title, "state": r.state, "url": r.url,
+                            "created_at": r.created_at, "labels": r.labels, "seeded": r.seeded} for r in self.issues],
+                "fixed_by": self.fixed_by, "first_fixed": self.first_fixed, "records": self.records}
+
+
+def build(reports: Mapping[int, Report], records: Iterable[Mapping] = (), fixes: Mapping[int, str] | None = None
+          ) -> list[Cluster]:
+    """Every cluster: the issues (not pull requests) grouped by each error signature they show (an issue
+    with two different errors is in two clusters), with the pull requests closing them, the records naming
+    them and ``fixes`` (fix PR -> first release with it, from records and mined proofs). Most reported first."""
+    fixes = dict(fixes or {})
+    by_key: dict[str, Cluster] = {}
+    for r in sorted(reports.values(), key=lambda r: r.number):
+        if r.pull_request:
+            continue
+        for e in r.error_lines():
+            c = by_key.get(e.key)
+            if c is None:
+                c = by_key[e.key] = Cluster(e.key, e.signature, e.location, e.kind)
+            if r not in c.issues:
+                c.issues.append(r)
+    _fold_unlocated(by_key)
+    closing: dict[int, set[int]] = {}
+    for pr in reports.values():
+        if pr.pull_request and (pr.merged or pr.state == "closed"):
+            for n in pr.closes:
+                closing.setdefault(n, set()).add(pr.number)
+    naming: dict[int, set[str]] = {}
+    record_fixes: dict[str, list[int]] = {}
+    for data in records:
+        up = data.get("upstream", {})
+        for n in up.get("issues", []):
+            naming.setdefault(int(n), set()).add(data["id"])
+        record_fixes[data["id"]] = [int(n) for n in up.get("fixed_by", [])]
+        fixed_in = data.get("versions", {}).get("fixed_in")
+        for n in up.get("fixed_by", []):
+            if fixed_in:
+                fixes.setdefault(int(n), fixed_in)
+    for c in by_key.values():
+        numbers = {r.number for r in c.issues}
+        c.records = sorted({rid for n in numbers for rid in naming.get(n, ())})
+        c.fixed_by = sorted({p for n in numbers for p in closing.get(n, ())}
+                            | {p for rid in c.records for p in record_fixes.get(rid, [])})
+        shipped = sorted((fixes[p] for p in c.fixed_by if p in fixes), key=lambda v: tuple(int(x) for x in v.split(".")))
+        c.first_fixed = shipped[0] if shipped else None
+    return sorted(by_key.values(), key=lambda c: (-len(c.issues), c.key))
+
+
+def _fold_unlocated(by_key: dict[str, Cluster]) -> None:
+    """Reports of an error without its guilty location go with the one cluster of that error that has one
+    (when several have, the paste could be any of them: it stays apart)."""
+    by_sig: dict[str, list[Cluster]] = {}
+    for c in by_key.values():
+        by_sig.setdefault(c.signature, []).append(c)
+    for sig, group in by_sig.items():
+        located = [c for c in group if c.location]
+        bare = [c for c in group if not c.location]
+        if len(located) == 1 and bare:
+            target = located[0]
+            for c in bare:
+                for r in c.issues:
+                    if r not in target.issues:
+                        target.issues.append(r)
+                del by_key[c.key]
+            target.issues.sort(key=lambda r: r.number)
+
+
+@dataclass(frozen=True)
+class Reported:
+    """A cluster a paste matches, and by which of its error lines."""
+
+    cluster: Cluster
+    line: ErrorLine
+    exact: bool  # the guilty locations agree too (or neither names one)
+
+
+def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
+    """The clusters whose signature a paste shows: same words after normalisation; where both name a guilty
+    location it must be the same (a look-alike from another function is another bug). Best first: the most
+    specific kind, then the most reported."""
+    lines = error_lines(text)
+    if not lines:
+        return []
+    by_sig: dict[str, list[Cluster]] = {}
+    for c in clusters:
+        by_sig.setdefault(c.signature, []).append(c)
+    out: list[Reported] = []
+    seen = set()
+    for e in lines:
+        for c in by_sig.get(e.signature, ()):
+            if e.location and c.location and e.location != c.location:
+                continue
+            if c.key in seen:
+                continue
+            seen.add(c.key)
+            out.append(Reported(c, e, exact=e.location == c.location))
+    kinds = ("check", "assert", "status", "lowering", "exception", "crash")
+    out.sort(key=lambda h: (kinds.index(h.cluster.kind) if h.cluster.kind in kinds else 9, not h.exact,
+                            -len(h.cluster.issues)))
+    return out

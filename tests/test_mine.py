@@ -1,0 +1,256 @@
+"""xlakb mine against a pytorch/xla-shaped git repository made in the test (tags, release branches, a
+cherry-pick, upstream's CPU test script) and fake torch_xla wheels whose BUG is present in 2.4.0-2.5.1:
+candidates found and classified, first releases by ancestry and by cherry-pick, a fix's test proved on the
+release before it and the first with it, its record written with a 12-release matrix and a release
+bisection, the table kept and taken up again; and xlakb's runner of one test on its own."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fakewheels import build_wheel
+from xlakb.mining import history, runscript, triggers
+from xlakb.mining.mine import find
+
+RUN_TESTS = """#!/bin/bash
+set -exo pipefail
+CDIR="$(cd "$(dirname "$0")" ; pwd -P)"
+export PYTORCH_TEST_WITH_SLOW=1
+export CPU_NUM_DEVICES=4
+function run_test {
+  python3 "$@"
+}
+function run_test_without_functionalization {
+  XLA_DISABLE_FUNCTIONALIZATION=1 run_test "$@"
+}
+function run_xla_op_tests {
+  run_test "$CDIR/test_bug.py"
+  XLA_METRICS_FILE=/tmp/m.txt run_test "$CDIR/test_metrics.py"
+  run_test_without_functionalization "$CDIR/test_func.py"
+}
+"""
+
+FIXED_TEST = '''\
+import unittest
+import torch_xla
+
+
+class TestBug(unittest.TestCase):
+
+  def test_old(self):
+    self.assertTrue(True)
+
+  @unittest.skipIf(False, "never")
+  def test_bug_is_gone(self):
+    # the fix made BUG go away
+    self.assertNotEqual(torch_xla.BUG, "present", "BUG is still there")
+
+
+if __name__ == "__main__":
+  unittest.main()
+'''
+
+TPU_TEST = '''\
+import unittest
+import torch_xla.runtime as xr
+
+
+class TestTpu(unittest.TestCase):
+
+  @unittest.skipIf(xr.device_type() != 'TPU', "TPU only")
+  def test_tpu_thing(self):
+    pass
+'''
+
+
+def git(repo: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t", "GIT_AUTHOR_DATE": "2024-01-01T00:00:00", "GIT_COMMITTER_DATE": "2024-01-01T00:00:00"}
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env).stdout.strip()
+
+
+def commit(repo: Path, message: str, files: dict[str, str]) -> str:
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def release(repo: Path, branch: str, tag: str) -> None:
+    """Cut release branch ``branch`` here and tag its first commit ``tag`` (as upstream does)."""
+    git(repo, "branch", branch)
+    git(repo, "checkout", "-q", branch)
+    commit(repo, f"Update version for {tag}", {"version.txt": tag})
+    git(repo, "tag", tag)
+    git(repo, "checkout", "-q", "master")
+
+
+@pytest.fixture
+def upstream(tmp_path) -> dict:
+    """A pytorch/xla-shaped repository: v2.1.0 and v2.5.1 cut before the fix, v2.6.0 after it; a second fix
+    cherry-picked onto r2.6 as v2.6.1 before v2.7.0 was cut; a docs commit; a TPU-only test."""
+    repo = tmp_path / "xla"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "master")
+    shas = {}
+    shas["base"] = commit(repo, "Initial (#1)", {"test/run_tests.sh": RUN_TESTS, "test/test_bug.py": FIXED_TEST.replace(
+        "  @unittest.skipIf(False, \"never\")\n  def test_bug_is_gone(self):\n    # the fix made BUG go away\n"
+        "    self.assertNotEqual(torch_xla.BUG, \"present\", \"BUG is still there\")\n\n", "")})
+    release(repo, "r2.1", "v2.1.0")
+    release(repo, "r2.5", "v2.5.1")
+    shas["fix"] = commit(repo, "Fix the BUG attribute on XLA tensors (#101)", {"test/test_bug.py": FIXED_TEST})
+    shas["docs"] = commit(repo, "Update docs for the op guide (#102)", {"test/test_bug.py": FIXED_TEST + "# docs\n"})
+    shas["tpu"] = commit(repo, "Fix a crash on TPU v5 (#103)", {"test/tpu/test_tpu_thing.py": TPU_TEST})
+    release(repo, "r2.6", "v2.6.0")
+    shas["second"] = commit(repo, "Fix wrong dtype of foo (#104)", {
+        "test/test_metrics.py": "import unittest\n\n\nclass T(unittest.TestCase):\n\n  def test_dtype(self):\n    pass\n"})
+    git(repo, "checkout", "-q", "r2.6")
+    commit(repo, "[Cherry-pick] Fix wrong dtype of foo (#104) (#105)", {
+        "test/test_metrics.py": "import unittest\n\n\nclass T(unittest.TestCase):\n\n  def test_dtype(self):\n    pass\n"})
+    git(repo, "tag", "v2.6.1")
+    git(repo, "checkout", "-q", "master")
+    release(repo, "r2.7", "v2.7.0")
+    commit(repo, "Later work (#106)", {"README.md": "x"})
+    release(repo, "r2.9", "v2.9.0")
+    return {"repo": repo, **shas}
+
+
+def test_the_history_names_each_fix_and_its_first_release(upstream):
+    hist = history.test_commits(upstream["repo"], "2.1.0", "2.9.0")
+    subjects = [c.subject for c in hist.commits]
+    assert subjects == ["Fix the BUG attribute on XLA tensors (#101)", "Update docs for the op guide (#102)",
+                        "Fix a crash on TPU v5 (#103)", "Fix wrong dtype of foo (#104)"]
+    shipped = history.first_releases(upstream["repo"], hist)
+    assert shipped[upstream["fix"]].release == "2.6.0" and shipped[upstream["fix"]].how == "ancestry"
+    second = shipped[upstream["second"]]
+    assert second.release == "2.6.1" and second.how.startswith("cherry-pick ") and "PR #104" in second.how
+    assert second.releases == ("2.6.1", "2.7.0", "2.9.0")
+
+
+def test_candidates_are_classified_and_what_a_cpu_cannot_run_is_left_out(upstream):
+    published = ["2.1.0", "2.5.1", "2.6.0", "2.6.1", "2.7.0", "2.9.0"]
+    rows = {(m.subject, m.test): m for m in find(upstream["repo"], "2.1.0", "2.9.0", published)}
+    fix = rows["Fix the BUG attribute on XLA tensors (#101)", "TestBug.test_bug_is_gone"]
+    assert (fix.status, fix.cls, fix.before, fix.fixed_in, fix.pr) == ("pending", "bug", "2.5.1", "2.6.0", 101)
+    assert fix.line == 10 and fix.env == {"PYTORCH_TEST_WITH_SLOW": "1", "CPU_NUM_DEVICES": "4"}
+    assert ("Fix the BUG attribute on XLA tensors (#101)", "TestBug.test_old") not in rows  # not changed by the fix
+    docs = rows["Update docs for the op guide (#102)", ""]
+    assert docs.status == "excluded" and docs.reason.startswith("class docs-ci-infra")
+    tpu = rows["Fix a crash on TPU v5 (#103)", "TestTpu.test_tpu_thing"]
+    assert tpu.status == "excluded" and tpu.reason == "needs tpu"
+    second = rows["Fix wrong dtype of foo (#104)", "T.test_dtype"]
+    assert second.fixed_in == "2.6.1" and second.before == "2.6.0" and second.cls == "dtype-precision"
+    assert second.env["XLA_METRICS_FILE"] == "/tmp/m.txt"  # what upstream's script puts before the file's line
+
+
+def test_upstream_test_script_is_read_for_each_file():
+    assert runscript.test_env(RUN_TESTS, "test/test_func.py") == {
+        "PYTORCH_TEST_WITH_SLOW": "1", "CPU_NUM_DEVICES": "4", "XLA_DISABLE_FUNCTIONALIZATION": "1"}
+    assert runscript.test_env(RUN_TESTS, "test/test_never.py") is None
+
+
+def test_changed_lines_map_to_their_test_functions():
+    source = FIXED_TEST
+    first = source.splitlines().index('  @unittest.skipIf(False, "never")') + 1
+    found = triggers.changed_tests(source, "test/test_bug.py", [first])  # a decorator line counts
+    assert [t.test for t in found] == ["TestBug.test_bug_is_gone"] and found[0].first_line == first
+    assert triggers.changed_tests(source, "test/test_bug.py", [1]) == []  # an import: no test function
+    assert triggers.classify("Revert \"Fix x\" (#9)") == ("revert", False)
+    assert triggers.classify("Add data-type promotion to `stack`. (#7091)") == ("dtype-precision", True)
+
+
+# -- xlakb's runner of one test, on its own ------------------------------------------------------------------
+RUNNER_CASES = {
+    "passes": ("self.assertTrue(True)", 0, "XLAKB-TRIGGER PASSED"),
+    "fails": ("self.assertEqual(1, 2)", 1, "XLAKB-TRIGGER FAILED T.test_it: AssertionError: 1 != 2"),
+    "raises": ("raise RuntimeError('bad lowering')", 1, "XLAKB-TRIGGER ERROR T.test_it: RuntimeError: bad lowering"),
+    "crashes": ("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", 1, "XLAKB-TRIGGER CRASHED T.test_it: signal 11"),
+    "skipped": ("self.skipTest('TPU only')", 125, "untestable: skipped: TPU only"),
+    "missing-api": ("import torch; torch.no_such_api()", 125, "untestable: the test calls an API this release lacks"),
+}
+
+
+@pytest.mark.parametrize("case", list(RUNNER_CASES))
+def test_the_runner_of_one_test_speaks_in_exit_codes(tmp_path, case):
+    body, code, last = RUNNER_CASES[case]
+    (tmp_path / "test").mkdir()
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "torch.py").write_text("")
+    (tmp_path / "test" / "test_x.py").write_text(
+        f"import unittest\n\n\nclass T(unittest.TestCase):\n\n  def test_it(self):\n    {body}\n\n  def test_other(self):\n"
+        "    raise SystemExit('only the named test runs')\n")
+    runner = Path(__file__).resolve().parent.parent / "src" / "xlakb" / "data" / "trigger_runner.py"
+    r = subprocess.run([sys.executable, str(runner), "test/test_x.py", "T.test_it"], cwd=tmp_path, capture_output=True,
+                       text=True, env={**os.environ, "PYTHONPATH": str(tmp_path / "site")}, timeout=60)
+    out = r.stdout.strip().splitlines()
+    assert r.returncode == code, r.stdout + r.stderr
+    assert out[-1].startswith(last), out[-3:]
+
+
+# -- the whole command, fake wheels ---------------------------------------------------------------------------
+@pytest.fixture
+def test_packages(tmp_path) -> Path:
+    house = tmp_path / "testpkgs"
+    for name in ("expecttest", "absl-py", "pytest"):
+        build_wheel(house, name, "1.0", {f"{name.replace('-', '_')}_fake/__init__.py": ""})
+    return house
+
+
+def test_mine_proves_a_fix_and_writes_its_record(kb, upstream, wheelhouse, test_packages, monkeypatch):
+    from xlakb.cli import main
+
+    monkeypatch.delenv("XLAKB_XLA_REPO", raising=False)
+    argv = ["--root", str(kb), "mine", "--repo", str(upstream["repo"]), "--runner", "uv", "-j", "2", "-q",
+            "--find-links", str(wheelhouse), "--find-links", str(test_packages), "--index-url", "none"]
+    assert main(argv) == 0
+    table = json.loads((kb / "mined" / "candidates.json").read_text())
+    rows = {(r["subject"], r["test"]): r for r in table["candidates"]}
+    fix = rows["Fix the BUG attribute on XLA tensors (#101)", "TestBug.test_bug_is_gone"]
+    assert fix["status"] == "proved", fix
+    assert fix["failure"].startswith("XLAKB-TRIGGER FAILED TestBug.test_bug_is_gone: AssertionError: 'present' == 'present'")
+    assert fix["record"] == "mined-pr101-bug-is-gone"
+    second = rows["Fix wrong dtype of foo (#104)", "T.test_dtype"]
+    assert second["status"] == "passes-before" and second["record"] == ""  # kept, with why
+    rec = yaml.safe_load((kb / "issues" / "mined-pr101-bug-is-gone.yaml").read_text())
+    assert rec["source"] == "mined" and rec["mined"]["draft"] is True and rec["upstream"]["fixed_by"] == [101]
+    assert rec["versions"] == {"affected": ">=2.4.0,<2.6.0", "fixed_in": "2.6.0"}  # from its own 12-release matrix
+    assert rec["reproducer"]["trigger"]["commit"] == upstream["fix"] and rec["environment"]["devices"] == 4
+    matrix = json.loads((kb / "bisect" / "mined-pr101-bug-is-gone" / "matrix.json").read_text())
+    assert [r["verdict"] for r in matrix["results"]].count("reproduced") == 3 and len(matrix["results"]) == 12
+    report = json.loads((kb / "bisect" / "mined-pr101-bug-is-gone" / "bisect-releases-fixed.json").read_text())
+    assert (report["last_old"]["label"], report["first_new"]["label"], report["exact"]) == ("2.5.1", "2.6.0", True)
+    assert report["probes_run"] == 0  # the matrix's verdicts answered it
+    assert main(["--root", str(kb), "validate"]) == 0
+    assert not any(p.name.endswith(".py") for p in (kb / "issues").iterdir())  # upstream's code is not kept here
+
+    logs = sorted((Path(os.environ["XLAKB_CACHE_DIR"]) / "logs").rglob("*.log"))
+    assert main(argv) == 0  # a second run takes up where the first stopped: nothing probed again
+    assert sorted((Path(os.environ["XLAKB_CACHE_DIR"]) / "logs").rglob("*.log")) == logs
+
+
+def test_a_mined_proof_of_an_existing_record_is_attached_and_compared(kb, upstream, wheelhouse, test_packages,
+                                                                      monkeypatch):
+    from fakewheels import fake_record
+    from xlakb.cli import main
+
+    monkeypatch.delenv("XLAKB_XLA_REPO", raising=False)
+    path = fake_record(kb, affected=">=2.4,<2.7", fixed_in="2.7.0")  # a claim the mined proof contradicts
+    data = yaml.safe_load(path.read_text())
+    data["upstream"]["fixed_by"] = [101]
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
+    argv = ["--root", str(kb), "mine", "--repo", str(upstream["repo"]), "--runner", "uv", "-q",
+            "--find-links", str(wheelhouse), "--find-links", str(test_packages), "--index-url", "none"]
+    assert main(argv) == 0
+    proof = json.loads((kb / "bisect" / "fake-bug" / "mined-proof.json").read_text())
+    assert proof["pr"] == 101 and proof["verdicts"]["2.5.1"][0] == "reproduced"
+    assert proof["agreement"] == "the record says fixed in 2.7.0, the fix first shipped in 2.6.0"
+    assert not (kb / "issues" / "mined-pr101-bug-is-gone.yaml").exists()  # no second record of the same fix

@@ -1,0 +1,264 @@
+"""The reported tier: signatures of real upstream pastes, clusters that keep look-alikes apart, the store,
+`xlakb upstream import` then `xlakb triage` on another user's paste of the same error, and the harvest
+against a fake GitHub API on 127.0.0.1 (pagination, 304, rate limits, a 5xx, a malformed body, a huge
+comment, an issue deleted while being read)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from xlakb.errors import XlakbError
+from xlakb.upstream import github, index, store
+from xlakb.upstream.signature import error_lines, normalise, primary
+
+# Real pastes from upstream issues (verbatim lines; the URL of each is beside it).
+XTENSOR_2960 = (  # https://github.com/pytorch/xla/issues/2960
+    "RuntimeError: /pytorch/xla/torch_xla/csrc/aten_xla_bridge.cpp:69 : Check failed: xtensor \n"
+    "*** Begin stack trace ***\n\ttensorflow::CurrentStackTrace()\n\ttorch_xla::bridge::GetXlaTensor(at::Tensor const&)\n")
+AS_STRIDED_5719 = (  # https://github.com/pytorch/xla/issues/5719
+    "RuntimeError: torch_xla/csrc/tensor_methods.cpp:830 : Check failed: storage_offset + slice_size <= "
+    "input_element_count (4 vs. 1)\n")
+OOM_8020 = (  # https://github.com/pytorch/xla/issues/8020
+    "RuntimeError: Bad StatusOr access: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate "
+    "1.00M. That was not possible. There are 564.00K free.; (0x0x0_HBM0)\n")
+
+
+def test_the_same_error_from_two_users_has_one_signature():
+    mine = ("Traceback (most recent call last):\n  File \"/home/ana/proj/train.py\", line 88, in <module>\n"
+            "RuntimeError: /usr/local/lib/python3.10/site-packages/torch_xla/csrc/tensor_methods.cpp:1021 : Check failed: "
+            "storage_offset + slice_size <= input_element_count (12 vs. 8)\n")
+    a, b = primary(error_lines(AS_STRIDED_5719)), primary(error_lines(mine))
+    assert a.kind == "check" and a.key == b.key
+    assert a.signature == "Check failed: storage_offset + slice_size <= input_element_count (<n> vs. <n>)"
+    assert a.location == "tensor_methods.cpp"
+    oom = primary(error_lines(OOM_8020))
+    assert oom.kind == "status" and "<size>" in oom.signature and "0x" not in oom.signature
+
+
+def test_look_alikes_from_different_places_stay_apart():
+    """The same check text printed by two functions (two bugs) is two signatures; names of types and
+    attributes stay (they are the error), the user's own quoted text does not."""
+    other = XTENSOR_2960.replace("GetXlaTensor", "GetXlaTensorOrCreateForWrappedNumber").replace("aten_xla_bridge.cpp:69 : ", "")
+    a, b = primary(error_lines(XTENSOR_2960)), primary(error_lines(other))
+    assert a.signature == b.signature and a.location != b.location and a.key != b.key
+    x = normalise("AttributeError: 'ParallelLoader' object has no attribute '_loader'")
+    y = normalise("AttributeError: 'XLAShardedTensor' object has no attribute 'global_tensor'")
+    assert x != y and "'ParallelLoader'" in x
+    assert normalise("ValueError: could not find 'my run 7/ckpt 3'") == "ValueError: could not find <name>"
+
+
+def _gh(number: int, body: str, *, title: str = "t", state: str = "open", labels=("bug",), pr: dict | None = None,
+        updated: str = "2024-05-01T00:00:00Z", comments: int = 0) -> dict:
+    obj = {"number": number, "title": title, "state": state, "labels": [{"name": n} for n in labels], "body": body,
+           "html_url": f"https://github.com/pytorch/xla/issues/{number}", "created_at": "2024-05-01T00:00:00Z",
+           "closed_at": None, "updated_at": updated, "comments": comments}
+    if pr is not None:
+        obj["pull_request"] = pr
+        obj["html_url"] = f"https://github.com/pytorch/xla/pull/{number}"
+    return obj
+
+
+def test_import_then_triage_names_the_upstream_issue(kb, tmp_path, capsys):
+    """Two reports of the as_strided check and a fix PR are imported; another user's paste of it (other
+    paths, numbers) is answered with the upstream issues and the fix, never as a proven match."""
+    from xlakb.cli import main
+
+    objects = [_gh(5719, "Lowering fails:\n" + AS_STRIDED_5719, title="as_strided errors", state="closed"),
+               _gh(2238, "RuntimeError: tensor_methods.cpp:600 : Check failed: storage_offset + slice_size <= "
+                         "input_element_count (9 vs. 2)", title="old report", state="closed", labels=()),
+               _gh(5914, "This fixes #5719 by clamping the storage", title="Fix as_strided",
+                   state="closed", pr={"merged_at": "2023-11-01T00:00:00Z"}),
+               _gh(7000, XTENSOR_2960, title="xtensor check")]
+    source = tmp_path / "issues.json"
+    source.write_text(json.dumps(objects))
+    assert main(["--root", str(kb), "upstream", "import", str(source)]) == 0
+    assert "4 read" in capsys.readouterr().out
+    stored = [json.loads(line) for line in (kb / "upstream" / "issues.jsonl").read_text().splitlines()]
+    assert [r["number"] for r in stored] == [2238, 5719, 5914, 7000]  # sorted, deterministic
+    assert "body" not in stored[0] and stored[2]["closes"] == [5719]  # no prose kept; the PR's closing reference
+    paste = tmp_path / "mine.log"
+    paste.write_text("  File \"/opt/venv/lib/python3.11/site-packages/torch_xla/core/xla_model.py\", line 9\n"
+                     "RuntimeError: /build/torch_xla/csrc/tensor_methods.cpp:777 : Check failed: storage_offset + "
+                     "slice_size <= input_element_count (64 vs. 16)\n")
+    assert main(["--root", str(kb), "triage", str(paste)]) == 1  # no proven record: not a strong match
+    out = capsys.readouterr().out
+    assert "Reported upstream" in out and "#5719 (closed, 2 reports, since 2024-05" in out
+    assert "also #2238" in out and "fixed by #5914" in out
+    assert main(["--root", str(kb), "triage", str(paste), "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert [i["number"] for i in data["upstream"][0]["cluster"]["issues"]] == [2238, 5719]
+    assert not data["matches"]
+
+
+def test_bad_import_files_are_named(kb, tmp_path, capsys):
+    from xlakb.cli import main
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(_gh(1, "x")) + "\n{not json\n")
+    with pytest.raises(XlakbError, match=r"bad\.jsonl:2: not a JSON object"):
+        store.read_objects(bad)
+    worse = tmp_path / "worse.json"
+    worse.write_text(json.dumps([{"number": 3, "title": "t", "state": "merged", "html_url": "https://x"}]))
+    with pytest.raises(XlakbError, match=r"issue #3: 'state' is 'merged'"):
+        store.report_from_github(store.read_objects(worse)[0], source=str(worse))
+    assert main(["--root", str(kb), "upstream", "import", str(worse)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0] == f"xlakb: error: {worse}: issue #3: 'state' is 'merged', not open or closed"
+    assert not (kb / "upstream" / "issues.jsonl").exists()  # nothing half-written
+
+
+# -- the harvest, against a fake GitHub API ----------------------------------------------------------------
+class FakeGitHub:
+    """A GitHub REST API of one repository on 127.0.0.1: two pages of issues, comments, ETags, and the
+    failures a harvest meets, each once when asked (``trouble``)."""
+
+    def __init__(self):
+        self.issues = [_gh(n, f"RuntimeError: Check failed: thing_{n % 3} == nullptr", updated=f"2024-05-0{1 + n % 9}T00:00:00Z",
+                           comments=1 if n in (3, 4) else 0) for n in range(1, 6)]
+        self.issues.append(_gh(6, "Fixes #1", pr={"merged_at": "2024-05-02T00:00:00Z"}, state="closed",
+                               updated="2024-05-09T00:00:00Z"))
+        self.issues.sort(key=lambda o: o["updated_at"])
+        self.comments = {3: [{"body": "same here:\nValueError: " + "x" * 3_000_000}], 4: None}  # 4: deleted meanwhile
+        self.trouble: list[str] = []
+        self.log: list[tuple[str, str]] = []
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def _handler(self):
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def send(self, code, data=None, headers=None, raw=None):
+                body = raw if raw is not None else (json.dumps(data).encode() if data is not None else b"")
+                self.send_response(code)
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self):
+                fake.log.append((self.path, self.headers.get("Authorization", "")))
+                if fake.trouble:
+                    what = fake.trouble.pop(0)
+                    if what == "rate":
+                        return self.send(403, {"message": "API rate limit exceeded"},
+                                         {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()) + 1)})
+                    if what == "secondary":
+                        return self.send(403, {"message": "secondary rate limit"}, {"Retry-After": "1"})
+                    if what == "502":
+                        return self.send(502, {"message": "bad gateway"})
+                    if what == "garbage":
+                        return self.send(200, raw=b"<html>unicorn</html>")
+                path, _, query = self.path.partition("?")
+                if path.endswith("/comments"):
+                    n = int(path.split("/")[-2])
+                    return self.send(410, {"message": "gone"}) if fake.comments.get(n) is None else self.send(200, fake.comments[n])
+                params = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
+                since = params.get("since", "").replace("%3A", ":")
+                rows = [o for o in fake.issues if o["updated_at"] >= since]
+                etag = f'"{len(rows)}-{since}"'
+                if self.headers.get("If-None-Match") == etag:
+                    return self.send(304)
+                page = int(params.get("page", "1"))
+                chunk = rows[(page - 1) * 4: page * 4]
+                headers = {"ETag": etag}
+                if page * 4 < len(rows):
+                    headers["Link"] = f'<{fake.url}{path}?{query.split("&page=")[0]}&page={page + 1}>; rel="next"'
+                return self.send(200, chunk, headers)
+
+        return Handler
+
+    def close(self):
+        self.server.shutdown()
+
+
+@pytest.fixture
+def fake_github():
+    fake = FakeGitHub()
+    yield fake
+    fake.close()
+
+
+def _client(fake, waits):
+    return github.Client(api=fake.url, token="t0ken", sleep=waits.append)
+
+
+def test_harvest_reads_pages_and_comments_and_survives_what_github_does(kb, fake_github):
+    waits: list[float] = []
+    fake_github.trouble = ["rate", "502", "secondary"]
+    done = github.harvest(kb, "pytorch/xla", _client(fake_github, waits))
+    assert done.seen == 6 and done.added == 6 and done.gone == [4]
+    assert len(waits) == 3 and all(w >= 1 for w in waits)  # each failure waited out, then the same request again
+    assert all(auth == "Bearer t0ken" for _, auth in fake_github.log)
+    reports = store.load(kb)
+    assert reports[6].pull_request and reports[6].closes == [1] and reports[6].merged
+    assert reports[3].errors and len((kb / "upstream" / "issues.jsonl").read_bytes()) < 100_000  # a 3 MB comment, cut
+    clusters = index.build(reports)
+    assert {c.signature: len(c.issues) for c in clusters}["Check failed: thing_1 == nullptr"] == 2
+    first = [c for c in clusters if c.signature == "Check failed: thing_1 == nullptr"][0]
+    assert first.fixed_by == [6]
+    state = json.loads((kb / "upstream" / "harvest.json").read_text())
+    assert state["since"] == "2024-05-09T00:00:00Z" and state["repo"] == "pytorch/xla"
+
+    fake_github.log.clear()
+    again = github.harvest(kb, "pytorch/xla", _client(fake_github, waits))  # nothing new: a conditional request
+    assert again.seen <= 1 and again.added == 0
+    third = github.harvest(kb, "pytorch/xla", _client(fake_github, waits))
+    assert third.not_modified and len(fake_github.log) <= 3
+
+
+def test_a_harvest_stops_with_the_url_on_a_body_that_is_not_json(kb, fake_github):
+    fake_github.trouble = ["garbage"]
+    with pytest.raises(XlakbError, match=r"127\.0\.0\.1:\d+/repos/pytorch/xla/issues.*not JSON"):
+        github.harvest(kb, "pytorch/xla", _client(fake_github, []))
+
+
+def test_a_killed_harvest_resumes_where_it_stopped(kb, fake_github):
+    class Killed(Exception):
+        pass
+
+    calls = []
+
+    def sleep_then_die(seconds):
+        calls.append(seconds)
+        raise Killed
+
+    github.harvest(kb, "pytorch/xla", _client(fake_github, []), save_every=1)
+    before = store.load(kb)
+    fake_github.issues.append(_gh(7, "RuntimeError: Check failed: new == old", updated="2024-06-01T00:00:00Z"))
+    fake_github.trouble = ["502"]
+    with pytest.raises(Killed):
+        github.harvest(kb, "pytorch/xla", github.Client(api=fake_github.url, sleep=sleep_then_die))
+    assert store.load(kb) == before  # nothing lost, nothing half-written
+    done = github.harvest(kb, "pytorch/xla", _client(fake_github, []))
+    assert done.added == 1 and 7 in store.load(kb)
+
+
+def test_the_refresh_workflow_harvests_with_the_repository_token(kb, fake_github, monkeypatch):
+    """The weekly workflow's harvest step, run as written against the fake API."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    flow = yaml.safe_load((Path(__file__).resolve().parent.parent / ".github" / "workflows" / "upstream.yml").read_text())
+    steps = [s for job in flow["jobs"].values() for s in job["steps"]]
+    harvest = next(s for s in steps if "xlakb upstream fetch" in s.get("run", ""))
+    assert "${{ secrets.GITHUB_TOKEN }}" in json.dumps(harvest.get("env", {}))
+    env = {"PATH": "/usr/bin:/bin", "GITHUB_TOKEN": "t0ken", "XLAKB_GITHUB_API": fake_github.url, "HOME": str(kb)}
+    cmd = harvest["run"].replace("xlakb ", f"{sys.executable} -m xlakb --root {kb} ", 1)
+    r = subprocess.run(["bash", "-euo", "pipefail", "-c", cmd], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "6 issue(s) and pull request(s) read" in r.stdout
+    assert all(auth == "Bearer t0ken" for _, auth in fake_github.log)
