@@ -196,6 +196,28 @@ def test_the_runner_of_one_test_speaks_in_exit_codes(tmp_path, case):
     assert out[-1].startswith(last), out[-3:]
 
 
+def _run_one(tmp_path, source: str, test: str):
+    (tmp_path / "test").mkdir(exist_ok=True)
+    (tmp_path / "test" / "test_y.py").write_text(source)
+    runner = Path(__file__).resolve().parent.parent / "src" / "xlakb" / "data" / "trigger_runner.py"
+    return subprocess.run([sys.executable, str(runner), "test/test_y.py", test], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_a_device_generic_test_runs_as_its_xla_instances(tmp_path):
+    """PyTorch's instantiate_device_type_tests replaces TestOps by TestOpsXLA with test_put_xla_<dtype>: the
+    runner runs those (and not test_put_accumulate_xla), and a name it cannot find is its own problem (3),
+    never the bug's (1)."""
+    source = ("import unittest\n\n\nclass TestOpsXLA(unittest.TestCase):\n\n"
+              "  def test_put_xla_float32(self):\n    pass\n\n  def test_put_xla_int64(self):\n    self.assertEqual(1, 2)\n\n"
+              "  def test_put_accumulate_xla_float32(self):\n    raise SystemExit('not this one')\n")
+    r = _run_one(tmp_path, source, "TestOps.test_put")
+    assert r.returncode == 1 and r.stdout.strip().splitlines()[-1] == "XLAKB-TRIGGER FAILED TestOps.test_put: AssertionError: 1 != 2"
+    assert "Ran 2 tests" in r.stdout + r.stderr
+    r = _run_one(tmp_path, source, "TestOps.test_missing")
+    assert r.returncode == 3 and "XLAKB-TRIGGER BROKEN TestOps.test_missing: no such test" in r.stdout
+
+
 # -- the whole command, fake wheels ---------------------------------------------------------------------------
 @pytest.fixture
 def test_packages(tmp_path) -> Path:

@@ -425,6 +425,20 @@ def test_a_generic_check_from_another_bug_gets_no_strong_match():
     assert all(m.strength != "strong" for m in result.matches)
 
 
+def test_the_search_link_holds_only_phrases_every_report_shares():
+    """GitHub matches a quoted phrase word for word: the user's path, numbers and names are cut out, and
+    the pieces on either side of a cut are phrases of their own (no "RuntimeError: : Check" that no other
+    report has)."""
+    from urllib.parse import unquote
+
+    result = run("RuntimeError: /home/me/xla/torch_xla/csrc/helpers.cpp:104 : Check failed: "
+                 "min_shape_dim <= dim && dim <= max_shape_dim\n")
+    q = unquote(result.search.split("?q=", 1)[1])
+    assert q == 'is:issue "RuntimeError" "Check failed: min_shape_dim <= dim && dim <= max_shape_dim"', q
+    q = unquote(run("ValueError: got 3 tensors of rank 2 for mesh 'dp'\n").search.split("?q=", 1)[1])
+    assert q == 'is:issue "ValueError: got" "tensors of rank" "for mesh"', q
+
+
 def test_a_one_line_check_is_answered_with_where_it_comes_from():
     result = run("Check failed: xtensor")
     assert result.torch_xla_signs and "a message only torch_xla prints" in result.torch_xla_signs

@@ -94,6 +94,30 @@ def test_import_then_triage_names_the_upstream_issue(kb, tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert [i["number"] for i in data["upstream"][0]["cluster"]["issues"]] == [2238, 5719]
     assert not data["matches"]
+    assert data["upstream"][0]["generic"] is False  # a check of its own function: the reports can be this bug
+
+
+def test_reports_of_a_check_a_generic_helper_prints_come_with_a_warning(kb, tmp_path, capsys):
+    """`Check failed: HasValue()` is printed by a data accessor every path reaches: many bugs end in it
+    (upstream #5410, #5746, #6673 are three). The reports are shown, with a warning that they may be
+    other bugs, in both languages."""
+    from xlakb.cli import main
+
+    hasvalue = ("RuntimeError: ./torch_xla/csrc/runtime/pjrt_computation_client.h:166 : Check failed: HasValue() \n"
+                "*** Begin stack trace ***\n\ttorch_xla::runtime::PjRtComputationClient::PjRtData::GetHandle()\n")
+    source = tmp_path / "issues.json"
+    source.write_text(json.dumps([_gh(5410, hasvalue, title="dynamo training failure")]))
+    assert main(["--root", str(kb), "upstream", "import", str(source)]) == 0
+    capsys.readouterr()
+    paste = tmp_path / "mine.log"
+    paste.write_text("import torch_xla\n" + hasvalue.replace("166", "153"))
+    main(["--root", str(kb), "triage", str(paste), "--json"])
+    hit = json.loads(capsys.readouterr().out)["upstream"][0]
+    assert hit["cluster"]["issues"][0]["number"] == 5410 and hit["generic"] is True
+    main(["--root", str(kb), "triage", str(paste)])
+    assert "these reports may be other bugs" in capsys.readouterr().out
+    main(["--root", str(kb), "triage", str(paste), "--lang", "zh"])
+    assert "这些报告可能是别的问题" in capsys.readouterr().out
 
 
 def test_bad_import_files_are_named(kb, tmp_path, capsys):

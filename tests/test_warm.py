@@ -110,13 +110,15 @@ def test_a_warm_timeout_kills_the_whole_tree(kb, house, monkeypatch):
 
 def test_no_server_is_left_behind_when_the_command_ends(kb, house):
     fake_record(kb)
-    before = _servers()
-    r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "matrix", "fake-bug", "--versions", "2.4.0",
-                        "2.5.1", "--runner", "uv", "--find-links", str(house), "--index-url", "none", "-q"],
-                       capture_output=True, text=True, env={**os.environ, "XLAKB_WARM": "1"})
-    assert r.returncode == 0, r.stderr
+    # servers of other xlakb commands running on this machine are not this command's (each server names
+    # the process it serves: --parent PID)
+    p = subprocess.Popen([sys.executable, "-m", "xlakb", "--root", str(kb), "matrix", "fake-bug", "--versions", "2.4.0",
+                          "2.5.1", "--runner", "uv", "--find-links", str(house), "--index-url", "none", "-q"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "XLAKB_WARM": "1"})
+    _, err = p.communicate(timeout=600)
+    assert p.returncode == 0, err
     time.sleep(0.5)
-    assert _servers() == before
+    assert [s for s in _servers() if s.endswith(f"--parent {p.pid}")] == []
     data = (kb / "bisect" / "fake-bug" / "matrix.json").read_text()
     assert '"start": "warm"' in data
 

@@ -316,8 +316,8 @@ def cmd_upstream(args) -> int:
         if not args.file:
             raise XlakbError("xlakb upstream import needs a file", hint="a JSON array or JSON lines of GitHub issue objects")
         path = Path(args.file)
-        new = [store.report_from_github(o, o.get("comments") or (), seeded=args.seeded, source=f"{path}")
-               for o in store.read_objects(path)]
+        new = store.combine(store.report_from_github(o, o.get("comments") or (), seeded=args.seeded, source=f"{path}")
+                            for o in store.read_objects(path))
         merged, added, changed = store.merge(store.load(root), new)
         out = store.save(root, merged)
         with_errors = sum(1 for r in new if r.errors)
@@ -384,7 +384,7 @@ def cmd_triage(args) -> int:
 
     from .knowledge import export, upstream_clusters
     from .triage import BadInput, engine, result_json, triage
-    from .triage_report import message_history, report
+    from .triage_report import generic_hit, message_history, report
     from .upstream.index import match as upstream_match
 
     root = find_root(args.root)
@@ -400,7 +400,8 @@ def cmd_triage(args) -> int:
     reported = upstream_match(log.text, upstream_clusters(root))
     if args.json:
         data = result_json(result)
-        data["upstream"] = [{"cluster": h.cluster.to_json(), "line": h.line.line, "exact": h.exact} for h in reported]
+        data["upstream"] = [{"cluster": h.cluster.to_json(), "line": h.line.line, "exact": h.exact,
+                             "generic": generic_hit(h, result)} for h in reported]
         print(json.dumps(data, indent=1, ensure_ascii=False))
         return 0 if result.strong else EXIT_ERROR
     history = message_history(args.repo, result) if args.repo else None

@@ -771,27 +771,28 @@ ISSUE_SEARCH = "https://github.com/pytorch/xla/issues?q="
 _EXCEPTION_LINE = re.compile(r"^\s*(?:[\w.]+(?:Error|Exception|Interrupt|Exit)\b:?.*|.*Check failed:.*|.*INTERNAL ASSERT FAILED.*)$", re.M)
 
 
-def headline(f: Facts) -> str:
-    """The error a user would search for: the last line the catalog knows, else the last exception line,
-    reduced to its words (paths, addresses, numbers, shapes and quoted names left out)."""
+def headline(f: Facts) -> list[str]:
+    """The error a user would search for, as the phrases GitHub can match word for word: the pieces of the
+    last line the catalog knows, else of the last exception line, with what differs between reports (paths,
+    addresses, numbers, shapes, quoted names) cut out; pieces without three letters in a row are dropped,
+    at most four."""
     if f.origins:
-        o = f.origins[-1]
-        pieces = [p for p in o.row["text"].split("…") if p.strip()]
-        return max(pieces, key=len).strip() if pieces else ""
-    lines = _EXCEPTION_LINE.findall(f.text)
-    if not lines:
-        return ""
-    line = lines[-1].strip()
-    line = re.sub(r"^[\w.]*\.(?=\w+(?:Error|Exception))", "", line)
-    line = re.sub(r"\S*[/\\]\S*|0x[0-9a-fA-F]+|\b\d[\d.,:_]*\b|\[[^\]]*\]|'[^']*'|\"[^\"]*\"|<[^>]*>", " ", line)
-    return re.sub(r"\s+", " ", line).strip(" :,.")[:120]
+        text = f.origins[-1].row["text"]
+    else:
+        lines = _EXCEPTION_LINE.findall(f.text)
+        if not lines:
+            return []
+        text = re.sub(r"^[\w.]*\.(?=\w+(?:Error|Exception))", "", lines[-1].strip())
+        text = re.sub(r"\S*[/\\]\S*|0x[0-9a-fA-F]+|\b\d[\d.,:_]*\b|\[[^\]]*\]|'[^']*'|\"[^\"]*\"|<[^>]*>", "\u2026", text)
+    pieces = [re.sub(r"\s+", " ", p).strip(" :,.-") for p in text.split("\u2026")]
+    return [p[:120] for p in pieces if re.search(r"[A-Za-z]{3}", p)][:4]
 
 
 def search_url(f: Facts) -> str:
     from urllib.parse import quote
 
-    words = headline(f)
-    return ISSUE_SEARCH + quote(f'is:issue "{words}"', safe="") if words else ""
+    phrases = headline(f)
+    return ISSUE_SEARCH + quote("is:issue " + " ".join(f'"{p}"' for p in phrases), safe="") if phrases else ""
 
 
 def releases_note(origin: Origin, version: str | None) -> str:

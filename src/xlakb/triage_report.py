@@ -52,6 +52,7 @@ WORDS = {
         "reported_fix_pr": "fixed by {prs}",
         "reported_record": "proven record: {ids}",
         "reported_seeded": "(from the stored search corpus; a harvest with a token refreshes states and fixes)",
+        "reported_generic": "a helper many bugs reach prints this error: these reports may be other bugs; compare their tracebacks with yours",
         "state": {"open": "open", "closed": "closed"},
         "new": "Not known yet? Scaffold a record from this log: xlakb new <id> --from-log {source}",
     },
@@ -94,6 +95,7 @@ WORDS = {
         "reported_fix_pr": "已由 {prs} 修复",
         "reported_record": "已验证的记录：{ids}",
         "reported_seeded": "（来自已存储的搜索语料；用令牌抓取后会刷新状态与修复信息）",
+        "reported_generic": "这条报错由许多问题都会经过的通用函数打印：这些报告可能是别的问题，请对照它们的调用栈与你的是否一致",
         "state": {"open": "未关闭", "closed": "已关闭"},
         "new": "还没有记录？可以用这份日志生成记录草稿：xlakb new <id> --from-log {source}",
     },
@@ -224,7 +226,7 @@ def report(result: Result, *, source: str, lang: str = "en", history: dict[str, 
     if reported:
         out.append("")
         out.append(w["reported"])
-        out.extend(reported_lines(reported, lang))
+        out.extend(reported_lines(reported, lang, generic=[generic_hit(h, result) for h in reported]))
     if not result.strong and result.search:
         out.append("")
         out.append(w["search"])
@@ -234,13 +236,24 @@ def report(result: Result, *, source: str, lang: str = "en", history: dict[str, 
     return out
 
 
-def reported_lines(reported: list, lang: str = "en", limit: int = 5) -> list[str]:
+def generic_hit(hit, result) -> bool:
+    """Whether the error line an upstream cluster was matched by is one the message catalog says a generic
+    helper prints (``Check failed: HasValue()`` in an accessor): reports with it can be different bugs."""
+    for o in result.origins:
+        pieces = [p.strip() for p in o.row["text"].split("\u2026") if p.strip()]
+        if o.row["generic"] and pieces and all(p in hit.line.line for p in pieces):
+            return True
+    return False
+
+
+def reported_lines(reported: list, lang: str = "en", limit: int = 5, generic: list | None = None) -> list[str]:
     """One entry per upstream cluster a paste matches: its first open report (else its newest), how many,
-    since when, labels, the others, and a fix or a proven record when known."""
+    since when, labels, the others, and a fix or a proven record when known; ``generic[i]`` says the i-th
+    was matched by an error a generic helper prints."""
     w = WORDS[lang]
     out = []
     seeded = False
-    for hit in reported[:limit]:
+    for i, hit in enumerate(reported[:limit]):
         c = hit.cluster
         newest = sorted(c.open or c.issues, key=lambda r: (r.created_at or "", r.number), reverse=True)
         lead = newest[0]  # the newest open report, else the newest one
@@ -261,6 +274,8 @@ def reported_lines(reported: list, lang: str = "en", limit: int = 5) -> list[str
             out.append("      " + w["reported_fix_pr"].format(prs=prs))
         if c.records:
             out.append("      " + w["reported_record"].format(ids=", ".join(c.records)))
+        if generic and generic[i]:
+            out.append("      " + w["reported_generic"])
         seeded = seeded or any(r.seeded for r in c.issues)
     if seeded:
         out.append("  " + w["reported_seeded"])

@@ -279,22 +279,28 @@
   }
 
   function headline(f) {
+    // the phrases GitHub can match word for word (triage.py headline)
+    var text;
     if (f.origins.length) {
-      var o = f.origins[f.origins.length - 1];
-      var pieces = o.row.text.split("\u2026").filter(function (p) { return p.trim(); });
-      if (!pieces.length) return "";
-      var best = pieces[0];
-      pieces.forEach(function (p) { if (p.length > best.length) best = p; });
-      return best.trim();
+      text = f.origins[f.origins.length - 1].row.text;
+    } else {
+      var re = /^\s*(?:[\w.]+(?:Error|Exception|Interrupt|Exit)\b:?.*|.*Check failed:.*|.*INTERNAL ASSERT FAILED.*)$/gm, m, last = null;
+      while ((m = re.exec(f.text)) !== null) { last = m[0]; if (m[0].length === 0) re.lastIndex += 1; }
+      if (last === null) return [];
+      text = last.trim().replace(/^[\w.]*\.(?=\w+(?:Error|Exception))/, "");
+      text = text.replace(/\S*[\/\\]\S*|0x[0-9a-fA-F]+|\b\d[\d.,:_]*\b|\[[^\]]*\]|'[^']*'|"[^"]*"|<[^>]*>/g, "\u2026");
     }
-    var re = /^\s*(?:[\w.]+(?:Error|Exception|Interrupt|Exit)\b:?.*|.*Check failed:.*|.*INTERNAL ASSERT FAILED.*)$/gm, m, last = null;
-    while ((m = re.exec(f.text)) !== null) { last = m[0]; if (m[0].length === 0) re.lastIndex += 1; }
-    if (last === null) return "";
-    var line = last.trim();
-    line = line.replace(/^[\w.]*\.(?=\w+(?:Error|Exception))/, "");
-    line = line.replace(/\S*[\/\\]\S*|0x[0-9a-fA-F]+|\b\d[\d.,:_]*\b|\[[^\]]*\]|'[^']*'|"[^"]*"|<[^>]*>/g, " ");
-    line = line.replace(/\s+/g, " ").replace(/^[ :,.]+|[ :,.]+$/g, "");
-    return line.slice(0, 120);
+    return text.split("\u2026").map(function (p) {
+      return p.replace(/\s+/g, " ").replace(/^[ :,.\-]+|[ :,.\-]+$/g, "");
+    }).filter(function (p) { return /[A-Za-z]{3}/.test(p); }).slice(0, 4).map(function (p) { return p.slice(0, 120); });
+  }
+
+  /* An upstream cluster matched by an error a generic helper prints (triage_report.generic_hit). */
+  function genericHit(line, origins) {
+    return origins.some(function (o) {
+      var pieces = o.row.text.split("\u2026").map(function (p) { return p.trim(); }).filter(Boolean);
+      return !!o.row.generic && pieces.length > 0 && pieces.every(function (p) { return line.indexOf(p) !== -1; });
+    });
   }
 
   function hitJson(h) {
@@ -364,9 +370,12 @@
     function matchJson(m) {
       return { id: m.record.id, strength: m.strength, score: m.score, group: m.group, matched: m.hits.map(hitJson), advice: m.advice };
     }
-    var words = headline(f);
+    var phrases = headline(f);
     var v = version ? version.split("+")[0] : null;
     return {
+      upstream: reported(text, data).map(function (h) {
+        return { cluster: h.cluster, line: h.line, exact: h.exact, generic: genericHit(h.line, f.origins) };
+      }),
       torch_xla: version || null, torch: f.torch || null, version_source: torchXla ? "given" : (f.where || null),
       torch_xla_signs: f.signs, other_backends: f.others, ambiguous: ambiguous,
       matches: matches.map(matchJson), related: related.map(matchJson),
@@ -375,8 +384,92 @@
         return { line: o.line, excerpt: o.excerpt, text: o.row.text, origins: o.row.origins, places: o.row.places,
                  releases: o.row.releases, generic: o.row.generic, sign: o.row.sign, note: note };
       }),
-      search: words ? data.issue_search + encode('is:issue "' + words + '"') : ""
+      search: phrases.length ? data.issue_search + encode("is:issue " + phrases.map(function (p) { return '"' + p + '"'; }).join(" ")) : ""
     };
+  }
+
+  /* The reported tier: the same rules as xlakb.upstream.signature (exported as data.upstream.rules). */
+  function reportedRules(U) {
+    if (U._compiled) return U._compiled;
+    var r = U.rules;
+    U._compiled = {
+      kinds: r.kinds.map(function (k) { return [k[0], new RegExp(k[1])]; }),
+      prefix: new RegExp(r.log_prefix), frame: new RegExp(r.cpp_frame, "g"), source: new RegExp(r.source),
+      identifier: new RegExp(r.identifier),
+      placeholders: r.placeholders.map(function (p) { return [new RegExp(p[0], "g"), p[1]]; }),
+      max: r.max_signature
+    };
+    return U._compiled;
+  }
+
+  function reportedNormalise(message, C) {
+    var text = message.trim();
+    C.placeholders.forEach(function (p) {
+      if (p[1] === "keep-identifier") {
+        text = text.replace(p[0], function (m) { return C.identifier.test(m) ? m : "<name>"; });
+      } else {
+        text = text.replace(p[0], p[1]);
+      }
+    });
+    return Array.from(text.replace(/^[ :;,.]+|[ :;,.]+$/g, "")).slice(0, C.max).join("");
+  }
+
+  function reportedLines(text, U) {
+    var C = reportedRules(U);
+    var lines = text.split(/\r\n|\r|\n/), out = [], seen = {};
+    lines.forEach(function (raw, i) {
+      var line = raw.replace(C.prefix, "").trim().replace(/^`+|`+$/g, "").trim();
+      if (!line || line.length > 2000) return;
+      for (var k = 0; k < C.kinds.length; k++) {
+        var m = C.kinds[k][1].exec(line);
+        if (!m) continue;
+        var found = m[0].trim(), inner = found;
+        for (var w = 0; w < 3; w++) {
+          var mw = C.kinds[w][1].exec(found);
+          if (mw && mw.index > 0) { inner = mw[0]; break; }
+        }
+        var sig = reportedNormalise(inner, C);
+        if (sig.length < 8) break;
+        var location = "", src = C.source.exec(line);
+        if (src) location = src[1];
+        else {
+          C.frame.lastIndex = 0;
+          var fr = C.frame.exec(lines.slice(i, i + 12).join("\n"));
+          if (fr) location = fr[1];
+        }
+        var key = sig + (location ? " @ " + location : "");
+        if (!seen[key]) {
+          seen[key] = true;
+          out.push({ kind: C.kinds[k][0], line: Array.from(found).slice(0, 500).join(""), signature: sig, location: location, key: key });
+        }
+        break;
+      }
+    });
+    return out;
+  }
+
+  /* The upstream clusters a paste matches, best first (as xlakb.upstream.index.match). */
+  function reported(text, data) {
+    var U = data.upstream;
+    if (!U || !U.clusters.length) return [];
+    var bySig = {};
+    U.clusters.forEach(function (c) { (bySig[c.signature] = bySig[c.signature] || []).push(c); });
+    var out = [], seen = {};
+    reportedLines(text, U).forEach(function (e) {
+      (bySig[e.signature] || []).forEach(function (c) {
+        if (e.location && c.location && e.location !== c.location) return;
+        if (seen[c.key]) return;
+        seen[c.key] = true;
+        out.push({ cluster: c, line: e.line, exact: e.location === c.location });
+      });
+    });
+    var kinds = ["check", "assert", "status", "lowering", "exception", "crash"];
+    function rank(k) { var i = kinds.indexOf(k); return i === -1 ? 9 : i; }
+    out.sort(function (a, b) {
+      return (rank(a.cluster.kind) - rank(b.cluster.kind)) || ((!a.exact) - (!b.exact)) ||
+             (b.cluster.issues.length - a.cluster.issues.length);
+    });
+    return out;
   }
 
   function adviceText(a, id, words) {
@@ -482,13 +575,38 @@
           (o.note ? "<li>" + esc(t.not_in_release.replace("{v}", res.torch_xla)) + "</li>" : "") + "</ul></li>";
       }).join("") + "</ul>");
     }
+    if (res.upstream && res.upstream.length) {
+      html.push('<h3 class="xlakb-triage-reported">' + esc(t.reported) + '</h3><ul class="xlakb-triage-reported">' +
+        res.upstream.slice(0, 5).map(function (h) {
+          var c = h.cluster;
+          var open = c.issues.filter(function (r) { return r.state === "open"; });
+          var lead = (open.length ? open : c.issues).slice().sort(function (a, b) {
+            return cmpStr(b.created_at || "", a.created_at || "") || (b.number - a.number);
+          })[0];
+          var dates = c.issues.map(function (r) { return r.created_at; }).filter(Boolean).sort();
+          var bits = [t.reported_state[lead.state]];
+          if (c.issues.length > 1) bits.push(t.reported_more.replace("{n}", c.issues.length));
+          if (dates.length) bits.push(t.reported_since.replace("{date}", dates[0].slice(0, 7)));
+          var others = c.issues.filter(function (r) { return r.number !== lead.number; }).slice(0, 8).map(function (r) {
+            return '<a href="' + esc(r.url) + '" rel="noopener">#' + r.number + "</a>";
+          });
+          var fix = c.fixed_by.length ? t.reported_fix.replace("{prs}", c.fixed_by.map(function (n) { return "#" + n; }).join(", ")) +
+            (c.first_fixed ? " " + t.reported_first.replace("{release}", c.first_fixed) : "") : "";
+          var recs = c.records.map(function (id) { return '<a href="' + esc(recordsHref + id + "/") + '">' + esc(id) + "</a>"; });
+          return '<li data-issue="' + lead.number + '"><a href="' + esc(lead.url) + '" rel="noopener">#' + lead.number + "</a> " +
+            esc(lead.title) + " (" + esc(bits.join(t.sep)) + ")" +
+            (others.length ? "<br>" + esc(t.reported_also) + " " + others.join(", ") : "") +
+            (fix ? "<br>" + esc(fix) : "") + (recs.length ? "<br>" + esc(t.reported_record) + " " + recs.join(", ") : "") +
+            (h.generic ? '<br><span class="xlakb-triage-generic">' + esc(t.reported_generic) + "</span>" : "") + "</li>";
+        }).join("") + "</ul>");
+    }
     if (!strong.length && res.search) {
       html.push('<p class="xlakb-triage-search">' + esc(t.search) + ' <a href="' + esc(res.search) + '" rel="noopener">' + esc(t.search_link) + "</a></p>");
     }
     return html.join("\n");
   }
 
-  global.xlakbTriage = { triage: triage, facts: facts, normalize: normalize };
+  global.xlakbTriage = { triage: triage, facts: facts, normalize: normalize, reportedLines: reportedLines };
   if (typeof document !== "undefined") {
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
     else setup();

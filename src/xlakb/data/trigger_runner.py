@@ -51,6 +51,23 @@ def _missing_api(err: BaseException) -> bool:
     return isinstance(err, (AttributeError, ImportError, TypeError)) and bool(MISSING_API.search(str(err)))
 
 
+def resolve(module, test: str) -> list:
+    """The unittest names to run for ``test``: itself, or, for PyTorch's device-generic tests (the class is
+    replaced by ``<Class>XLA`` by instantiate_device_type_tests), its XLA instances ``<test>_xla[_<dtype>]``."""
+    import unittest
+
+    owner, _, method = test.rpartition(".")
+    base = getattr(module, owner, None) if owner else module
+    if base is not None and callable(getattr(base, method, None)):
+        return [test]
+    found = []
+    if owner:
+        for name, obj in sorted(vars(module).items()):
+            if isinstance(obj, type) and issubclass(obj, unittest.TestCase) and name.lower() == (owner + "xla").lower():
+                found += [f"{name}.{m}" for m in sorted(dir(obj)) if re.fullmatch(re.escape(method) + r"_xla(?:_\w+)?", m)]
+    return found
+
+
 def run_test(path: str, test: str) -> int:
     """In the child: import the test module (not as __main__: its own main block stays out), run ``test``."""
     import importlib.util
@@ -75,16 +92,20 @@ def run_test(path: str, test: str) -> int:
             return UNTESTABLE
         print(f"XLAKB-TRIGGER ERROR {test}: {_one_line(err)} (while importing {path})", flush=True)
         return 1
-    try:
-        suite = unittest.defaultTestLoader.loadTestsFromName(test, module)
-    except AttributeError as err:
-        print(f"XLAKB-TRIGGER BROKEN {test}: no such test in {path}: {err}", flush=True)
+    names = resolve(module, test)
+    if not names:
+        print(f"XLAKB-TRIGGER BROKEN {test}: no such test in {path}", flush=True)
         return BROKEN
+    suite = unittest.defaultTestLoader.loadTestsFromNames(names, module)
     result = unittest.TextTestRunner(stream=sys.stdout, verbosity=2).run(suite)
     sys.stdout.flush()
-    if result.skipped and not result.failures and not result.errors:
+    if result.skipped and len(result.skipped) == result.testsRun and not result.failures and not result.errors:
         print(f"untestable: skipped: {result.skipped[0][1]}", flush=True)
         return UNTESTABLE
+    for case, text in result.errors:  # the loader could not make the test: the runner's problem, not the bug's
+        if type(case).__name__ == "_FailedTest":
+            print(f"XLAKB-TRIGGER BROKEN {test}: {_exception_line(text)[:300]}", flush=True)
+            return BROKEN
     for kind, rows in (("FAILED", result.failures), ("ERROR", result.errors)):
         for _, text in rows:
             last = _exception_line(text)

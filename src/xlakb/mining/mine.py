@@ -148,7 +148,7 @@ def signature_for(test: str) -> str:
     return rf"XLAKB-TRIGGER (FAILED|ERROR|CRASHED) {re.escape(test)}: "
 
 
-def probe_record(root: Path, m: Mined, timeout: int = 600) -> Record:
+def probe_record(root: Path, m: Mined, timeout: int = 300) -> Record:
     """A record in memory for probing a candidate (the record written for a proved one is :func:`record_for`)."""
     import hashlib
 
@@ -349,7 +349,7 @@ def record_for(m: Mined, reproduced: list[str]) -> dict:
                      "links": [link]},
         "environment": {"hardware": "cpu", "devices": devices, **({"env": env} if env else {}),
                         "packages": list(m.packages)},
-        "reproducer": {"trigger": m.trigger, "fidelity": "exact", "timeout": 600,
+        "reproducer": {"trigger": m.trigger, "fidelity": "exact", "timeout": 300,
                        "signatures": [signature_for(m.test)]},
         "versions": {"affected": _spec(reproduced, m.fixed_in), "fixed_in": m.fixed_in},
         "mined": {"commit": m.commit, **({"pr": m.pr} if m.pr else {}), "subject": m.subject, "date": m.date,

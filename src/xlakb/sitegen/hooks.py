@@ -289,6 +289,9 @@ def on_post_build(config) -> None:
     data = site / TRIAGE_DATA  # the records this build already read, with their matrices
     data.parent.mkdir(parents=True, exist_ok=True)
     triage_data = export_records([export_record(r.data, r.measured.matrix) for r in site_records(config)], catalog.load())
+    from xlakb.upstream.signature import export_rules
+
+    triage_data["upstream"] = {"rules": export_rules(), "clusters": [c.to_json() for c in _state.get("clusters") or []]}
     data.write_text(json.dumps(triage_data, ensure_ascii=False, separators=(",", ":")), "utf-8")
     phrases = site / PHRASES_DATA
     phrases.write_text(json.dumps(render.search_phrases(site_records(config), _languages(config)), ensure_ascii=False,

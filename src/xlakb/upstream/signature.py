@@ -11,37 +11,65 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-#: lines that hold an error a user would search for, most specific kind first
-KINDS = (
-    ("check", re.compile(r"(?:Check failed|CHECK failed|RET_CHECK failure)\b.*")),
-    ("assert", re.compile(r"\S.*INTERNAL ASSERT FAILED.*")),
-    ("status", re.compile(r"(?:Non-OK-status|Bad StatusOr access|(?<![A-Z_])(?:INVALID_ARGUMENT|INTERNAL|UNIMPLEMENTED|"
-                          r"RESOURCE_EXHAUSTED|FAILED_PRECONDITION|NOT_FOUND|UNAVAILABLE|ABORTED|OUT_OF_RANGE|"
-                          r"DEADLINE_EXCEEDED|UNKNOWN)(?::| error:))\s*.*")),
-    ("lowering", re.compile(r"(?:Error while lowering|Lowering (?:of )?\S+ (?:is )?not (?:supported|implemented)|"
-                            r"Unsupported XLA type)\b.*")),
-    ("exception", re.compile(r"(?:^|(?<=\s)|(?<=>))(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b:.*")),
-    ("crash", re.compile(r"(?:Segmentation fault|SIGSEGV|SIGABRT|Aborted \(core dumped\)|Fatal Python error:).*")),
+# The rules are data: the site's paste box (site/assets/javascripts/triage.js) runs the same strings
+# (:func:`export_rules`), so both say the same of a paste.
+#: (kind, pattern): lines that hold an error a user would search for, most specific kind first
+KIND_PATTERNS = (
+    ("check", r"(?:Check failed|CHECK failed|RET_CHECK failure)\b.*"),
+    ("assert", r"\S.*INTERNAL ASSERT FAILED.*"),
+    ("status", r"(?:Non-OK-status|Bad StatusOr access|(?<![A-Z_])(?:INVALID_ARGUMENT|INTERNAL|UNIMPLEMENTED|"
+               r"RESOURCE_EXHAUSTED|FAILED_PRECONDITION|NOT_FOUND|UNAVAILABLE|ABORTED|OUT_OF_RANGE|"
+               r"DEADLINE_EXCEEDED|UNKNOWN)(?::| error:))\s*.*"),
+    ("lowering", r"(?:Error while lowering|Lowering (?:of )?\S+ (?:is )?not (?:supported|implemented)|"
+                 r"Unsupported XLA type)\b.*"),
+    ("exception", r"(?:^|(?<=\s)|(?<=>))(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b:.*"),
+    ("crash", r"(?:Segmentation fault|SIGSEGV|SIGABRT|Aborted \(core dumped\)|Fatal Python error:).*"),
 )
-_LOG_PREFIX = re.compile(r"^\s*(?:\S+ \S+ main shadow\.py:\d+ > )?(?:[FEWI]\d{4} [\d:. ]+\s*\d*\s*\S+:\d+\]\s*|"
-                         r"\d{4}-\d\d-\d\d[ T][\d:.,]+:?\s*(?:[FEWI] )?(?:\S+:\d+\]\s*)?)")
-_CPP_FRAME = re.compile(r"\btorch_xla::(?:\w+::)*(\w+)(?=\()")
-_SOURCE = re.compile(r"(?:torch_xla/csrc|xla|tensorflow/compiler/xla)/[\w/]*?(\w+\.(?:cpp|cc|h))(?::\d+)?")
-_PLACEHOLDERS = (
-    (re.compile(r"\*\*\* Begin stack trace \*\*\*.*|;?\s*stack trace:?\s*\*\*\*.*|\s\*\*\*\s*$"), ""),
-    (re.compile(r"\{\s*\"\w+\"\s*:.*"), ""),  # a JSON blob after the message (gRPC's debug string)
-    (re.compile(r"(?:[A-Za-z]:)?(?:[\w.\-~]*[/\\])+[\w.\-]+(?::\d+)?"), "<path>"),
-    (re.compile(r"0x[0-9a-fA-F]+"), "<addr>"),
-    (re.compile(r"\b\d+(?:\.\d+)?\s?(?:[KMGT]i?B?|bytes)\b"), "<size>"),
-    (re.compile(r"\b(?:pred|[suf]\d{1,2}|bf16|c64|c128)\[[\d,\s]*\](?:\{[\d,\s]*\})?"), "<shape>"),
-    (re.compile(r"\b(?:torch\.)?(?:float|bfloat|int|uint|complex)(?:8|16|32|64|128)\b|\b(?:torch\.)?(?:half|double|bool|long)\b"), "<dtype>"),
-    (re.compile(r"\[[\d,\s]*\]|\([\d,\s]+\)|torch\.Size\(\[[\d,\s]*\]\)"), "<dims>"),
-    # a quoted API name stays (the type, the attribute, the op); any other quoted text is the user's
-    (re.compile(r"'[^'\n]{1,120}'|\"[^\"\n]{1,120}\"|`[^`\n]{1,120}`"),
-     lambda m: m.group(0) if re.fullmatch(r".[A-Za-z_][\w.:]{0,60}.", m.group(0)) else "<name>"),
-    (re.compile(r"(?<![\w<])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?\b"), "<n>"),
-    (re.compile(r"\b(?:xla|cpu|cuda|tpu):<n>\b"), "<device>"),
+LOG_PREFIX = (r"^\s*(?:\S+ \S+ main shadow\.py:\d+ > )?(?:[FEWI]\d{4} [\d:. ]+\s*\d*\s*\S+:\d+\]\s*|"
+              r"\d{4}-\d\d-\d\d[ T][\d:.,]+:?\s*(?:[FEWI] )?(?:\S+:\d+\]\s*)?)")
+CPP_FRAME = r"\btorch_xla::(?:\w+::)*(\w+)(?=\()"
+SOURCE = r"(?:torch_xla/csrc|xla|tensorflow/compiler/xla)/[\w/]*?(\w+\.(?:cpp|cc|h))(?::\d+)?"
+#: a quoted text that is an API name (a type, an attribute, an op) stays: it is the error
+IDENTIFIER = r"^.[A-Za-z_][\w.:]{0,60}.$"
+#: (pattern, replacement): what differs between reports of one error, in this order; "keep-identifier":
+#: <name> unless the quoted text is an API name
+PLACEHOLDERS = (
+    (r"\*\*\* Begin stack trace \*\*\*.*|;?\s*stack trace:?\s*\*\*\*.*|\s\*\*\*\s*$", ""),
+    # a JSON blob after the message (gRPC's debug string, with the words that introduce it)
+    (r"(?:\"?\s*and grpc_error_string\s*=\s*\"?)?\{\s*\"\w+\"\s*:.*", ""),
+    (r"(?:[A-Za-z]:)?(?:[\w.\-~]*[/\\])+[\w.\-]+(?::\d+)?", "<path>"),
+    (r"0x[0-9a-fA-F]+", "<addr>"),
+    (r"\b\d+(?:\.\d+)?\s?(?:[KMGT]i?B?|bytes)\b", "<size>"),
+    (r"\b(?:pred|[suf]\d{1,2}|bf16|c64|c128)\[[\d,\s]*\](?:\{[\d,\s]*\})?", "<shape>"),
+    (r"\b(?:torch\.)?(?:float|bfloat|int|uint|complex)(?:8|16|32|64|128)\b|\b(?:torch\.)?(?:half|double|bool|long)\b",
+     "<dtype>"),
+    (r"\[[\d,\s]*\]|\([\d,\s]+\)|torch\.Size\(\[[\d,\s]*\]\)", "<dims>"),
+    (r"'[^'\n]{1,120}'|\"[^\"\n]{1,120}\"|`[^`\n]{1,120}`", "keep-identifier"),
+    (r"(?<![\w<])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?\b", "<n>"),
+    (r"\b(?:xla|cpu|cuda|tpu):<n>\b", "<device>"),
+    (r"(?:<n>[\s,]*){2,}", "<n> "),
+    (r"\s+", " "),
 )
+MAX_SIGNATURE = 200
+KINDS = tuple((k, re.compile(p)) for k, p in KIND_PATTERNS)
+_LOG_PREFIX = re.compile(LOG_PREFIX)
+_CPP_FRAME = re.compile(CPP_FRAME)
+_SOURCE = re.compile(SOURCE)
+_IDENTIFIER = re.compile(IDENTIFIER)
+
+
+def _keep_identifier(m: re.Match) -> str:
+    return m.group(0) if _IDENTIFIER.match(m.group(0)) else "<name>"
+
+
+_PLACEHOLDERS = tuple((re.compile(p), _keep_identifier if r == "keep-identifier" else r) for p, r in PLACEHOLDERS)
+
+
+def export_rules() -> dict:
+    """The rules as the site's paste box reads them."""
+    return {"kinds": [list(k) for k in KIND_PATTERNS], "log_prefix": LOG_PREFIX, "cpp_frame": CPP_FRAME,
+            "source": SOURCE, "identifier": IDENTIFIER, "placeholders": [list(p) for p in PLACEHOLDERS],
+            "max_signature": MAX_SIGNATURE}
 
 
 @dataclass(frozen=True)
@@ -64,9 +92,7 @@ def normalise(message: str) -> str:
     text = message.strip()
     for rx, repl in _PLACEHOLDERS:
         text = rx.sub(repl, text)
-    text = re.sub(r"(?:<n>[\s,]*){2,}", "<n> ", text)
-    text = re.sub(r"\s+", " ", text).strip(" :;,.")
-    return text[:200]
+    return text.strip(" :;,.")[:MAX_SIGNATURE]
 
 
 def _location(line: str, around: str) -> str:
@@ -82,9 +108,9 @@ def error_lines(text: str) -> list[ErrorLine]:
     """The error lines of a paste, in order, each once (by signature and location)."""
     out: list[ErrorLine] = []
     seen: set[str] = set()
-    lines = text.splitlines()
+    lines = re.split(r"\r\n|\r|\n", text)
     for i, raw in enumerate(lines):
-        line = _LOG_PREFIX.sub("", raw).strip().strip("`").strip()
+        line = _LOG_PREFIX.sub("", raw, count=1).strip().strip("`").strip()
         if not line or len(line) > 2000:
             continue
         for kind, rx in KINDS:
@@ -92,10 +118,8 @@ def error_lines(text: str) -> list[ErrorLine]:
             if not m:
                 continue
             found = m.group(0).strip()
-            if kind == "exception" and re.match(r"^(?:Traceback|During handling)", found):
-                break
             sig = normalise(_strip_wrapper(found))
-            if len(sig) < 8 or sig.endswith(("Error", "Exception")) and ":" not in found:
+            if len(sig) < 8:
                 break
             around = "\n".join(lines[i:i + 12])
             item = ErrorLine(kind, found[:500], sig, _location(line, around))

@@ -102,6 +102,21 @@ def report_from_github(obj: Mapping, comments: Iterable[Mapping] = (), *, seeded
                   errors=[asdict(e) for e in lines], seeded=seeded)
 
 
+def combine(reports: Iterable[Report]) -> list[Report]:
+    """Reports read together, one per number: the error lines of every copy of an issue (several excerpts of
+    one thread, or the issue and its comments read apart) kept together, in order."""
+    out: dict[int, Report] = {}
+    for r in reports:
+        have = out.get(r.number)
+        if have is None:
+            out[r.number] = r
+            continue
+        keys = {ErrorLine(**e).key for e in have.errors}
+        have.errors.extend(e for e in r.errors if ErrorLine(**e).key not in keys)
+        have.labels = sorted(set(have.labels) | set(r.labels))
+    return list(out.values())
+
+
 def load(root: Path) -> dict[int, Report]:
     """The stored reports by number (none when the store does not exist)."""
     path = root / STORE
