@@ -218,6 +218,31 @@ def test_a_device_generic_test_runs_as_its_xla_instances(tmp_path):
     assert r.returncode == 3 and "XLAKB-TRIGGER BROKEN TestOps.test_missing: no such test" in r.stdout
 
 
+def test_a_parameterised_test_runs_as_its_cases(tmp_path):
+    """absl's parameterized (and the parameterized package) replace test_fp8 by one method per case,
+    test_fp80 and test_fp81 or test_fp8_<name>, each a functools.wraps wrapper of the test: the runner runs
+    those cases, not test_fp8_hlo (another parameterised test whose name starts the same)."""
+    source = ("import functools\nimport unittest\n\n\n"
+              "def cases(*values):\n"
+              "  def deco(fn):\n"
+              "    made = {}\n"
+              "    for i, v in enumerate(values):\n"
+              "      @functools.wraps(fn)\n"
+              "      def case(self, v=v):\n"
+              "        return fn(self, v)\n"
+              "      made[f'{fn.__name__}{i}'] = case\n"
+              "    return made\n"
+              "  return deco\n\n\n"
+              "class Fp8Test(unittest.TestCase):\n  pass\n\n\n"
+              "def test_fp8(self, v):\n  self.assertEqual(v, 1)\n\n"
+              "def test_fp8_hlo(self, v):\n  raise SystemExit('not this one')\n\n"
+              "for name, fn in {**cases(1, 2)(test_fp8), **cases(3)(test_fp8_hlo)}.items():\n"
+              "  setattr(Fp8Test, name, fn)\n")
+    r = _run_one(tmp_path, source, "Fp8Test.test_fp8")
+    assert r.returncode == 1 and r.stdout.strip().splitlines()[-1] == "XLAKB-TRIGGER FAILED Fp8Test.test_fp8: AssertionError: 2 != 1"
+    assert "Ran 2 tests" in r.stdout + r.stderr
+
+
 # -- the whole command, fake wheels ---------------------------------------------------------------------------
 @pytest.fixture
 def test_packages(tmp_path) -> Path:
@@ -257,6 +282,19 @@ def test_mine_proves_a_fix_and_writes_its_record(kb, upstream, wheelhouse, test_
     logs = sorted((Path(os.environ["XLAKB_CACHE_DIR"]) / "logs").rglob("*.log"))
     assert main(argv) == 0  # a second run takes up where the first stopped: nothing probed again
     assert sorted((Path(os.environ["XLAKB_CACHE_DIR"]) / "logs").rglob("*.log")) == logs
+    # --retry takes up the candidates with that outcome again (after the runner or the rules changed): the
+    # one that passed before is proved again, with the same outcome; the others are left as they were
+    path = kb / "mined" / "candidates.json"
+    table = json.loads(path.read_text())
+    for r in table["candidates"]:
+        if r["test"] == "T.test_dtype":
+            r["reason"] = "stale"
+    path.write_text(json.dumps(table))
+    assert main(argv + ["--retry", "passes-before"]) == 0
+    rows = {(r["subject"], r["test"]): r for r in json.loads(path.read_text())["candidates"]}
+    again = rows["Fix wrong dtype of foo (#104)", "T.test_dtype"]
+    assert again["status"] == "passes-before" and again["reason"] != "stale"
+    assert rows["Fix the BUG attribute on XLA tensors (#101)", "TestBug.test_bug_is_gone"]["status"] == "proved"
 
 
 def test_a_mined_proof_of_an_existing_record_is_attached_and_compared(kb, upstream, wheelhouse, test_packages,

@@ -287,7 +287,7 @@ def cmd_mine(args) -> int:
     try:
         out = run(root, args.repo, args.start, args.end, backend, progress=progress, limit=args.limit,
                   find_only=args.find_only, records=not args.no_records, executor=executor, cache=VerdictCache(),
-                  find_links=_links(args), index_url=args.index_url)
+                  find_links=_links(args), index_url=args.index_url, retry=tuple(args.retry or ()))
     finally:
         if executor is not None:
             executor.close()
@@ -772,6 +772,8 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
     sp.add_argument("--limit", type=int, metavar="N", help="prove at most N pending candidates this run")
     sp.add_argument("--find-only", action="store_true", help="list and classify the candidates, run nothing")
     sp.add_argument("--no-records", action="store_true", help="prove candidates but write no record")
+    sp.add_argument("--retry", action="append", choices=("error", "untestable", "fails-after", "passes-before"),
+                    help="prove the candidates with this outcome again (repeatable), e.g. after the runner changed")
     runner_opts(sp)
     sp.set_defaults(func=cmd_mine)
 

@@ -82,7 +82,8 @@ def export(root: Path, catalog_path: Path | None = None) -> dict:
 
 def upstream_clusters(root: Path):
     """The reported tier of ``root``: its stored upstream reports clustered by signature, linked to the
-    records that name their issues and to the first release of a fix a record or a mined proof gives."""
+    records that name their issues and to the first release of a fix (from a record, or the release a mined
+    candidate found the PR in)."""
     from .mining.mine import load_table
     from .records import load_records
     from .upstream import index, store
@@ -90,5 +91,7 @@ def upstream_clusters(root: Path):
     reports = store.load(root)
     if not reports:
         return []
-    fixes = {m.pr: m.fixed_in for m in load_table(root) if m.pr and m.fixed_in and m.status == "proved"}
+    # the first release shipping a PR is a fact of the clone (ancestry or cherry-pick), whether or not the
+    # PR's test proved a bug: every mined candidate gives it
+    fixes = {m.pr: m.fixed_in for m in load_table(root) if m.pr and m.fixed_in}
     return index.build(reports, [r.data for r in load_records(root)], fixes)

@@ -51,9 +51,21 @@ def _missing_api(err: BaseException) -> bool:
     return isinstance(err, (AttributeError, ImportError, TypeError)) and bool(MISSING_API.search(str(err)))
 
 
+def _wraps(fn, name: str) -> bool:
+    """Whether ``fn`` is a wrapper (functools.wraps, at any depth) of a function called ``name``."""
+    seen = 0
+    while fn is not None and seen < 10:
+        fn = getattr(fn, "__wrapped__", None)
+        if fn is not None and getattr(fn, "__name__", None) == name:
+            return True
+        seen += 1
+    return False
+
+
 def resolve(module, test: str) -> list:
-    """The unittest names to run for ``test``: itself, or, for PyTorch's device-generic tests (the class is
-    replaced by ``<Class>XLA`` by instantiate_device_type_tests), its XLA instances ``<test>_xla[_<dtype>]``."""
+    """The unittest names to run for ``test``: itself; the cases of a parameterised test; or, for PyTorch's
+    device-generic tests (the class is replaced by ``<Class>XLA`` by instantiate_device_type_tests), its XLA
+    instances ``<test>_xla[_<dtype>]``."""
     import unittest
 
     owner, _, method = test.rpartition(".")
@@ -61,6 +73,13 @@ def resolve(module, test: str) -> list:
     if base is not None and callable(getattr(base, method, None)):
         return [test]
     found = []
+    if base is not None and owner:
+        # a parameterised test (absl's parameterized, the parameterized package): one method per case, named
+        # after the test with the case's index or name (test_fp80, test_pure_as_strided_slice), each wrapping
+        # the test's own function (functools.wraps): those whose wrapped function is the test
+        found = [f"{owner}.{m}" for m in sorted(dir(base)) if m.startswith(method) and _wraps(getattr(base, m, None), method)]
+        if found:
+            return found
     if owner:
         for name, obj in sorted(vars(module).items()):
             if isinstance(obj, type) and issubclass(obj, unittest.TestCase) and name.lower() == (owner + "xla").lower():

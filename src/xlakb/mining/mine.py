@@ -400,10 +400,11 @@ class Outcome:
 
 
 def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress | None = None, limit: int | None = None,
-        find_only: bool = False, records: bool = True, **batch) -> Outcome:
+        find_only: bool = False, records: bool = True, retry: tuple[str, ...] = (), **batch) -> Outcome:
     """``xlakb mine``: find the candidates (kept in ``mined/candidates.json`` with what earlier runs measured),
     prove the pending ones (at most ``limit``), and make a record of each proved one that no record covers
-    (its 12-release matrix and release bisection measured) or attach the proof to the record that does."""
+    (its 12-release matrix and release bisection measured) or attach the proof to the record that does.
+    ``retry``: outcomes (``error``, ``untestable`` ...) to prove again, after the runner or the rules changed."""
     from ..candidates.releases import releases_between
     from ..records import load_records
 
@@ -411,6 +412,9 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
     published = [c.label for c in releases_between()]
     meta = {"repo": "pytorch/xla", "from": start, "to": end, "rules": "src/xlakb/data/mine_rules.yaml"}
     rows = merge(load_table(root), find(repo, start, end, published, progress))
+    for m in rows:
+        if m.status in retry and m.status not in ("excluded", "pending", "proved"):
+            m.status, m.reason, m.verdicts, m.failure = "pending", "", {}, ""
     table = save_table(root, rows, meta)
     out = Outcome(table, rows)
     if find_only:
