@@ -278,6 +278,9 @@ def test_mine_proves_a_fix_and_writes_its_record(kb, upstream, wheelhouse, test_
     assert report["probes_run"] == 0  # the matrix's verdicts answered it
     assert main(["--root", str(kb), "validate"]) == 0
     assert not any(p.name.endswith(".py") for p in (kb / "issues").iterdir())  # upstream's code is not kept here
+    run = table["last_run"]  # what the run spent, kept for the benchmark: proofs, matrices, bisections
+    assert run["records_now"] == 1 and run["proved_now"] >= 1 and run["seconds"] > 0
+    assert run["probes"] == 2 * sum(1 for r in table["candidates"] if r["verdicts"]) + 12 + report["probes_run"]
 
     logs = sorted((Path(os.environ["XLAKB_CACHE_DIR"]) / "logs").rglob("*.log"))
     assert main(argv) == 0  # a second run takes up where the first stopped: nothing probed again

@@ -53,6 +53,15 @@ def test_look_alikes_from_different_places_stay_apart():
     assert normalise("ValueError: could not find 'my run 7/ckpt 3'") == "ValueError: could not find <name>"
 
 
+def test_an_error_quoted_inline_in_prose_is_its_code_span():
+    # https://github.com/pytorch/xla/pull/4291
+    prose = "Right now, the test fails with `RuntimeError: SymIntArrayRef expected to contain only concrete integers`."
+    (e,) = error_lines(prose)
+    assert e.kind == "exception" and e.line == "RuntimeError: SymIntArrayRef expected to contain only concrete integers"
+    assert error_lines("call `xm.mark_step()` after each step") == []  # code that is no error stays out
+    assert error_lines("RuntimeError: SymIntArrayRef expected to contain only concrete integers")[0].key == e.key
+
+
 def _gh(number: int, body: str, *, title: str = "t", state: str = "open", labels=("bug",), pr: dict | None = None,
         updated: str = "2024-05-01T00:00:00Z", comments: int = 0) -> dict:
     obj = {"number": number, "title": title, "state": state, "labels": [{"name": n} for n in labels], "body": body,

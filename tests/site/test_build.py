@@ -212,8 +212,10 @@ def test_error_strings_are_words_of_the_right_record(indexes):
         pages = page_tokens(indexes[lang])
         assert {"unhashable", "type", "list"} <= pages[f"records/{SCALAR}/"]
         assert "has_sharding" in pages[f"records/{HAS_SHARDING}/"]
-        assert [p for p, toks in pages.items() if "unhashable" in toks] == [f"records/{SCALAR}/"]
-        assert [p for p, toks in pages.items() if "has_sharding" in toks] == [f"records/{HAS_SHARDING}/"]
+        # (the reported-upstream page quotes upstream's error lines too, each beside the record covering it)
+        records = {p: toks for p, toks in pages.items() if p != "reported/"}
+        assert [p for p, toks in records.items() if "unhashable" in toks] == [f"records/{SCALAR}/"]
+        assert [p for p, toks in records.items() if "has_sharding" in toks] == [f"records/{HAS_SHARDING}/"]
 
 
 def test_reproducer_source_and_home_table_stay_out_of_the_index(indexes, layout):

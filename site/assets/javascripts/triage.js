@@ -395,7 +395,7 @@
     U._compiled = {
       kinds: r.kinds.map(function (k) { return [k[0], new RegExp(k[1])]; }),
       prefix: new RegExp(r.log_prefix), frame: new RegExp(r.cpp_frame, "g"), source: new RegExp(r.source),
-      identifier: new RegExp(r.identifier),
+      identifier: new RegExp(r.identifier), span: new RegExp(r.code_span, "g"),
       placeholders: r.placeholders.map(function (p) { return [new RegExp(p[0], "g"), p[1]]; }),
       max: r.max_signature
     };
@@ -420,30 +420,39 @@
     lines.forEach(function (raw, i) {
       var line = raw.replace(C.prefix, "").trim().replace(/^`+|`+$/g, "").trim();
       if (!line || line.length > 2000) return;
-      for (var k = 0; k < C.kinds.length; k++) {
-        var m = C.kinds[k][1].exec(line);
-        if (!m) continue;
-        var found = m[0].trim(), inner = found;
-        for (var w = 0; w < 3; w++) {
-          var mw = C.kinds[w][1].exec(found);
-          if (mw && mw.index > 0) { inner = mw[0]; break; }
-        }
-        var sig = reportedNormalise(inner, C);
-        if (sig.length < 8) break;
-        var location = "", src = C.source.exec(line);
-        if (src) location = src[1];
-        else {
-          C.frame.lastIndex = 0;
-          var fr = C.frame.exec(lines.slice(i, i + 12).join("\n"));
-          if (fr) location = fr[1];
-        }
-        var key = sig + (location ? " @ " + location : "");
-        if (!seen[key]) {
-          seen[key] = true;
-          out.push({ kind: C.kinds[k][0], line: Array.from(found).slice(0, 500).join(""), signature: sig, location: location, key: key });
-        }
-        break;
+      // an error quoted inline in prose is that code span (signature.py error_lines)
+      var spans = [], sm;
+      C.span.lastIndex = 0;
+      while ((sm = C.span.exec(line)) !== null) {
+        var sp = sm[1];
+        if (C.kinds.some(function (kd) { return kd[1].test(sp); })) spans.push(sp);
       }
+      (spans.length ? spans : [line]).forEach(function (segment) {
+        for (var k = 0; k < C.kinds.length; k++) {
+          var m = C.kinds[k][1].exec(segment);
+          if (!m) continue;
+          var found = m[0].trim(), inner = found;
+          for (var w = 0; w < 3; w++) {
+            var mw = C.kinds[w][1].exec(found);
+            if (mw && mw.index > 0) { inner = mw[0]; break; }
+          }
+          var sig = reportedNormalise(inner, C);
+          if (sig.length < 8) break;
+          var location = "", src = C.source.exec(segment);
+          if (src) location = src[1];
+          else {
+            C.frame.lastIndex = 0;
+            var fr = C.frame.exec(lines.slice(i, i + 12).join("\n"));
+            if (fr) location = fr[1];
+          }
+          var key = sig + (location ? " @ " + location : "");
+          if (!seen[key]) {
+            seen[key] = true;
+            out.push({ kind: C.kinds[k][0], line: Array.from(found).slice(0, 500).join(""), signature: sig, location: location, key: key });
+          }
+          break;
+        }
+      });
     });
     return out;
   }

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
@@ -186,10 +187,11 @@ def judge(m: Mined) -> tuple[str, str]:
 
 
 def prove(root: Path, rows: list[Mined], backend, *, progress: Progress | None = None,
-          on_row: Callable[[Mined], None] | None = None, **batch) -> None:
+          on_row: Callable[[Mined], None] | None = None, **batch) -> int:
     """Probe every pending candidate of ``rows`` on the release before its fix and the first with it, and set
     its status as the verdicts arrive (``on_row`` is called with each decided row). ``batch``: the options of
-    :func:`xlakb.matrix.run_batch` (jobs, executor, cache, find_links, index_url)."""
+    :func:`xlakb.matrix.run_batch` (jobs, executor, cache, find_links, index_url). Returns the number of probes
+    asked for (a cached verdict counts: it was a probe once)."""
     from ..candidates.releases import release
     from ..matrix import run_batch
 
@@ -214,6 +216,7 @@ def prove(root: Path, rows: list[Mined], backend, *, progress: Progress | None =
 
     if pairs:
         run_batch(pairs, backend, progress=progress, on_result=arrived, **batch)
+    return len(pairs)
 
 
 def retry_at_release(repo, rows: list[Mined]) -> list[Mined]:
@@ -411,6 +414,10 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
     progress = progress or NullProgress()
     published = [c.label for c in releases_between()]
     meta = {"repo": "pytorch/xla", "from": start, "to": end, "rules": "src/xlakb/data/mine_rules.yaml"}
+    try:  # what the last run that probed spent stays until another run probes
+        meta["last_run"] = json.loads((root / TABLE).read_text("utf-8"))["last_run"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
     rows = merge(load_table(root), find(repo, start, end, published, progress))
     for m in rows:
         if m.status in retry and m.status not in ("excluded", "pending", "proved"):
@@ -421,12 +428,23 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
         return out
     todo = [m for m in rows if m.status == "pending"][:limit] if limit else [m for m in rows if m.status == "pending"]
     progress.info(f"{len(todo)} candidate test(s) to prove, two probes each")
-    prove(root, todo, backend, progress=progress, on_row=lambda m: save_table(root, rows, meta), **batch)
+    started, spent = time.time(), []
+    account = {"date": time.strftime("%Y-%m-%d", time.gmtime(started)), "candidates": len(rows),
+               "proved_now": 0, "records_now": 0, "probes": 0, "seconds": 0}
+    meta["last_run"] = account
+
+    def tally() -> None:
+        account["probes"], account["seconds"] = sum(spent), round(time.time() - started)
+
+    spent.append(prove(root, todo, backend, progress=progress, on_row=lambda m: save_table(root, rows, meta), **batch))
     again = retry_at_release(repo, todo)
     if again:
         progress.info(f"{len(again)} test(s) need an API the release before the fix lacks: trying them as the "
                       "first fixed release ships them")
-        prove(root, again, backend, progress=progress, on_row=lambda m: save_table(root, rows, meta), **batch)
+        spent.append(prove(root, again, backend, progress=progress, on_row=lambda m: save_table(root, rows, meta),
+                           **batch))
+    account["proved_now"] = sum(1 for m in todo if m.status == "proved")
+    tally()
     save_table(root, rows, meta)
     if not records:
         return out
@@ -444,17 +462,21 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
                 out.attached.append((rec.id, attach_proof(root, rec, m)))
             m.record = others[0].id
             continue
-        made = make_record(root, m, backend, progress=progress, **batch)
+        made = make_record(root, m, backend, progress=progress, spent=spent, **batch)
         if made is None:
             out.left.append((m.key, m.reason))
         else:
             out.written.append(made)
+        account["records_now"] = len(out.written)
+        tally()
         save_table(root, rows, meta)
+    tally()
     save_table(root, rows, meta)
     return out
 
 
-def make_record(root: Path, m: Mined, backend, *, progress: Progress | None = None, **batch) -> str | None:
+def make_record(root: Path, m: Mined, backend, *, progress: Progress | None = None, spent: list | None = None,
+                **batch) -> str | None:
     """Measure a proved candidate on every release, and when its failures make one span before the fix, write
     its record, matrix and release bisection; None (with ``m.reason`` saying why) when they do not."""
     from ..bisection import Context, Options, save_report
@@ -466,6 +488,8 @@ def make_record(root: Path, m: Mined, backend, *, progress: Progress | None = No
 
     probe = probe_record(root, m)
     results = run_batch([(probe, c) for c in releases_between()], backend, progress=progress, **batch)
+    if spent is not None:
+        spent.append(len(results))
     rows = [{"candidate": r.candidate, "kind": r.kind, "verdict": r.verdict.value} for r in results]
     failed, why = reproduced_span(rows, m)
     if why:
@@ -481,8 +505,11 @@ def make_record(root: Path, m: Mined, backend, *, progress: Progress | None = No
                   options=Options(find_links=tuple(batch.get("find_links") or ()), index_url=batch.get("index_url"),
                                   command=f"xlakb mine (release bisection of {rec.id})"))
     source = ReleaseSource.from_options(ctx, {})
-    for report in source.bisect(ctx.engine(source)):
+    engine = ctx.engine(source)
+    for report in source.bisect(engine):
         save_report(root, report)
+    if spent is not None:
+        spent.append(engine.probes_run)
     m.record = rec.id
     return rec.id
 

@@ -29,6 +29,8 @@ LOG_PREFIX = (r"^\s*(?:\S+ \S+ main shadow\.py:\d+ > )?(?:[FEWI]\d{4} [\d:. ]+\s
               r"\d{4}-\d\d-\d\d[ T][\d:.,]+:?\s*(?:[FEWI] )?(?:\S+:\d+\]\s*)?)")
 CPP_FRAME = r"\btorch_xla::(?:\w+::)*(\w+)(?=\()"
 SOURCE = r"(?:torch_xla/csrc|xla|tensorflow/compiler/xla)/[\w/]*?(\w+\.(?:cpp|cc|h))(?::\d+)?"
+#: an inline code span of Markdown prose
+CODE_SPAN = r"`([^`\n]{8,})`"
 #: a quoted text that is an API name (a type, an attribute, an op) stays: it is the error
 IDENTIFIER = r"^.[A-Za-z_][\w.:]{0,60}.$"
 #: (pattern, replacement): what differs between reports of one error, in this order; "keep-identifier":
@@ -56,6 +58,7 @@ _LOG_PREFIX = re.compile(LOG_PREFIX)
 _CPP_FRAME = re.compile(CPP_FRAME)
 _SOURCE = re.compile(SOURCE)
 _IDENTIFIER = re.compile(IDENTIFIER)
+_CODE_SPAN = re.compile(CODE_SPAN)
 
 
 def _keep_identifier(m: re.Match) -> str:
@@ -68,7 +71,7 @@ _PLACEHOLDERS = tuple((re.compile(p), _keep_identifier if r == "keep-identifier"
 def export_rules() -> dict:
     """The rules as the site's paste box reads them."""
     return {"kinds": [list(k) for k in KIND_PATTERNS], "log_prefix": LOG_PREFIX, "cpp_frame": CPP_FRAME,
-            "source": SOURCE, "identifier": IDENTIFIER, "placeholders": [list(p) for p in PLACEHOLDERS],
+            "source": SOURCE, "identifier": IDENTIFIER, "code_span": CODE_SPAN, "placeholders": [list(p) for p in PLACEHOLDERS],
             "max_signature": MAX_SIGNATURE}
 
 
@@ -113,20 +116,23 @@ def error_lines(text: str) -> list[ErrorLine]:
         line = _LOG_PREFIX.sub("", raw, count=1).strip().strip("`").strip()
         if not line or len(line) > 2000:
             continue
-        for kind, rx in KINDS:
-            m = rx.search(line)
-            if not m:
-                continue
-            found = m.group(0).strip()
-            sig = normalise(_strip_wrapper(found))
-            if len(sig) < 8:
+        # an error quoted inline in prose ("it fails with `RuntimeError: ...` when") is that code span
+        spans = [sp for sp in _CODE_SPAN.findall(line) if any(rx.search(sp) for _, rx in KINDS)]
+        for segment in spans or [line]:
+            for kind, rx in KINDS:
+                m = rx.search(segment)
+                if not m:
+                    continue
+                found = m.group(0).strip()
+                sig = normalise(_strip_wrapper(found))
+                if len(sig) < 8:
+                    break
+                around = "\n".join(lines[i:i + 12])
+                item = ErrorLine(kind, found[:500], sig, _location(segment, around))
+                if item.key not in seen:
+                    seen.add(item.key)
+                    out.append(item)
                 break
-            around = "\n".join(lines[i:i + 12])
-            item = ErrorLine(kind, found[:500], sig, _location(line, around))
-            if item.key not in seen:
-                seen.add(item.key)
-                out.append(item)
-            break
     return out
 
 
