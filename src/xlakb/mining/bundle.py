@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 from importlib import resources
 from pathlib import Path
 
@@ -64,7 +65,7 @@ def bundle(trigger: dict, cache: Path, repo: Path | None = None) -> tuple[Path, 
         raise XlakbError(f"{trigger['path']} is not in pytorch/xla at {commit[:10]}")
     # the runner is ours: a cached bundle gets this xlakb's copy
     if (dest / RUNNER).read_bytes() != runner_bytes():
-        tmp_runner = dest / f".{RUNNER}.{os.getpid()}"
+        tmp_runner = dest / f".{RUNNER}.{os.getpid()}.{threading.get_ident()}"  # probes run in threads too
         tmp_runner.write_bytes(runner_bytes())
         os.chmod(tmp_runner, 0o644)
         tmp_runner.replace(dest / RUNNER)
