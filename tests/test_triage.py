@@ -267,6 +267,8 @@ def test_cli_text_json_and_exit_codes(kb):
     assert "torch_xla 2.5.1 shows this bug (measured: reproduced). Fixed in 2.6.0" in out
     zh = _cli("-", "--lang", "zh", stdin=TRACEBACK.encode(), root=kb).stdout.decode()
     assert "强匹配" in zh and "升级假包" in zh
+    zh = _cli("-", "--lang", "zh", stdin=b"RuntimeError: x\n", root=kb).stdout.decode()
+    assert "在标准输入中没有匹配到已知问题" in zh and "standard input" not in zh
     j = json.loads(_cli("-", "--json", "--torch-xla", "2.5.1", stdin=TRACEBACK.encode(), root=kb).stdout)
     assert j["matches"][0]["id"] == "fake-bug" and j["matches"][0]["strength"] == "strong"
     assert j["torch_xla"] == "2.5.1" and j["version_source"] == "given"

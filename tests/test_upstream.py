@@ -37,6 +37,11 @@ def test_the_same_error_from_two_users_has_one_signature():
     assert a.kind == "check" and a.key == b.key
     assert a.signature == "Check failed: storage_offset + slice_size <= input_element_count (<n> vs. <n>)"
     assert a.location == "tensor_methods.cpp"
+    # https://github.com/pytorch/xla/issues/4131: the title leaves out the source location the paste starts with
+    title, pasted = (primary(error_lines(t)) for t in ("RuntimeError: XLA tensors do not have storage",
+                     "RuntimeError: torch_xla/csrc/tensor_impl.cpp:159 : XLA tensors do not have storage"))
+    assert title.signature == pasted.signature == "RuntimeError: XLA tensors do not have storage"
+    assert (title.location, pasted.location) == ("", "tensor_impl.cpp")
     oom = primary(error_lines(OOM_8020))
     assert oom.kind == "status" and "<size>" in oom.signature and "0x" not in oom.signature
 

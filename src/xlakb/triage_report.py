@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from . import cjk
 from .errors import XlakbError
 from .triage import Result, advice_text, base_version, releases_note
 
@@ -55,6 +56,7 @@ WORDS = {
         "reported_generic": "a helper many bugs reach prints this error: these reports may be other bugs; compare their tracebacks with yours",
         "state": {"open": "open", "closed": "closed"},
         "new": "Not known yet? Scaffold a record from this log: xlakb new <id> --from-log {source}",
+        "stdin": "standard input",
     },
     "zh": {
         "no_sign": "{source} 中没有 torch_xla 的迹象（没有 torch_xla 的调用栈、导入、版本、XLA 日志行或只有 torch_xla 才会打印的信息），"
@@ -98,6 +100,7 @@ WORDS = {
         "reported_generic": "这条报错由许多问题都会经过的通用函数打印：这些报告可能是别的问题，请对照它们的调用栈与你的是否一致",
         "state": {"open": "未关闭", "closed": "已关闭"},
         "new": "还没有记录？可以用这份日志生成记录草稿：xlakb new <id> --from-log {source}",
+        "stdin": "标准输入",
     },
 }
 
@@ -160,9 +163,10 @@ def report(result: Result, *, source: str, lang: str = "en", history: dict[str, 
     ``reported``: the upstream clusters the paste matches (:func:`xlakb.upstream.index.match`), shown after
     the records (never as a match)."""
     w = WORDS[lang]
+    shown = w["stdin"] if source == "standard input" else source
     out: list[str] = []
     if not result.torch_xla_signs and not result.matches:
-        out.append(w["no_sign"].format(source=source))
+        out.append(cjk.join(w["no_sign"].format(source=shown)))
     if result.other_backends and not result.torch_xla_signs:
         out.append(w["other_backend"].format(names=", ".join(result.other_backends)))
     v = result.torch_xla_version
@@ -172,7 +176,7 @@ def report(result: Result, *, source: str, lang: str = "en", history: dict[str, 
     else:
         out.append(w["no_version"])
     if not result.matches:
-        out.append(w["no_match"].format(source=source))
+        out.append(cjk.join(w["no_match"].format(source=shown)))
     if result.ambiguous:
         out.append(w["ambiguous"])
     strong = result.strong

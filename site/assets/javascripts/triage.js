@@ -396,7 +396,8 @@
       kinds: r.kinds.map(function (k) { return [k[0], new RegExp(k[1])]; }),
       prefix: new RegExp(r.log_prefix), frame: new RegExp(r.cpp_frame, "g"), source: new RegExp(r.source),
       identifier: new RegExp(r.identifier), span: new RegExp(r.code_span, "g"),
-      placeholders: r.placeholders.map(function (p) { return [new RegExp(p[0], "g"), p[1]]; }),
+      // a Python back reference (\1) is JavaScript's $1
+      placeholders: r.placeholders.map(function (p) { return [new RegExp(p[0], "g"), p[1].replace(/\\(\d)/g, "$$$1")]; }),
       max: r.max_signature
     };
     return U._compiled;
