@@ -18,6 +18,7 @@ import contextlib
 import fcntl
 import os
 import re
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -214,8 +215,17 @@ def remove_entries(backends: Iterable, chosen: list[Entry]) -> tuple[list[Entry]
     return removed, skipped
 
 
+_CAP_LOCK = threading.Lock()
+
+
 def enforce_cap(backend, cap: int, *, keep: Iterable[str], progress) -> list[Entry]:
-    """Keep one backend's environments under ``cap`` bytes, least recently used out first."""
+    """Keep one backend's environments under ``cap`` bytes, least recently used out first (one probe of this
+    process at a time: probes in threads would otherwise prune the same environments at once)."""
+    with _CAP_LOCK:
+        return _enforce_cap(backend, cap, keep=keep, progress=progress)
+
+
+def _enforce_cap(backend, cap: int, *, keep: Iterable[str], progress) -> list[Entry]:
     entries, _ = list_entries([backend])
     total = sum(e.size for e in entries)
     if total <= cap:

@@ -312,7 +312,10 @@ class UvBackend:
             try:
                 last = (where / LAST_USED).stat().st_mtime
             except OSError:
-                last = (info or {}).get("built_at") or where.stat().st_mtime
+                try:
+                    last = (info or {}).get("built_at") or where.stat().st_mtime
+                except FileNotFoundError:  # removed while being listed (another command's pruning)
+                    continue
             out.append(Entry(self.name, key, kind, holds, disk_usage(where, seen), float(last),
                              is_in_use(self.cache, self.name, key), str(where)))
         return out
