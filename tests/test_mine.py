@@ -246,8 +246,7 @@ def test_a_parameterised_test_runs_as_its_cases(tmp_path):
 def test_probes_in_threads_refresh_a_cached_bundle_together(upstream, tmp_path):
     """A bundle cached by an older xlakb gets this xlakb's runner; probes running in threads of one process
     (-j 2) may refresh it at the same moment and must not trip over each other's temporary file."""
-    import threading
-
+    from threads import at_once
     from xlakb.mining.bundle import RUNNER, bundle, runner_bytes
 
     trigger = {"repo": "pytorch/xla", "commit": upstream["fix"], "path": "test/test_bug.py",
@@ -256,16 +255,7 @@ def test_probes_in_threads_refresh_a_cached_bundle_together(upstream, tmp_path):
     errors = []
     for _ in range(5):
         runner.write_text("# an older runner\n")
-        def one():
-            try:
-                bundle(trigger, tmp_path, upstream["repo"])
-            except Exception as err:  # noqa: BLE001 - the test reports any
-                errors.append(err)
-        threads = [threading.Thread(target=one) for _ in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        errors += at_once(lambda: bundle(trigger, tmp_path, upstream["repo"]))
     assert errors == [] and runner.read_bytes() == runner_bytes() and runner.name == RUNNER
     assert not [p for p in runner.parent.iterdir() if p.name.startswith(f".{RUNNER}.")]  # no temporary file left
 
