@@ -454,6 +454,19 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
         for n in rec.data["upstream"].get("fixed_by", []):
             by_pr.setdefault(n, []).append(rec)
     proved = [m for m in rows if m.status == "proved" and not m.record]
+    new = [m for m in proved if not [r for r in by_pr.get(m.pr or -1, []) if r.source != "mined"]]
+    # every new record's 12 releases in one batch, release after release: one release's environment and
+    # warm server serve all its probes, instead of twelve environments taken up again for each record
+    from ..matrix import run_batch
+
+    if new:
+        progress.info(f"{len(new)} proved candidate(s) without a record: measuring each on every release")
+    pairs = [(probe_record(root, m), c) for m in new for c in releases_between()]
+    measured = run_batch(pairs, backend, progress=progress, **batch) if pairs else []
+    spent.append(len(measured))
+    by_key = {}
+    for (rec, _), res in zip(pairs, measured):
+        by_key.setdefault(rec.id, []).append(res)
     for n, m in enumerate(proved):
         progress.step(n, len(proved), f"record of {m.key}")
         others = [r for r in by_pr.get(m.pr or -1, []) if r.source != "mined"]
@@ -462,7 +475,8 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
                 out.attached.append((rec.id, attach_proof(root, rec, m)))
             m.record = others[0].id
             continue
-        made = make_record(root, m, backend, progress=progress, spent=spent, **batch)
+        made = make_record(root, m, backend, progress=progress, spent=spent,
+                           results=by_key.get(probe_record(root, m).id), **batch)
         if made is None:
             out.left.append((m.key, m.reason))
         else:
@@ -476,7 +490,7 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
 
 
 def make_record(root: Path, m: Mined, backend, *, progress: Progress | None = None, spent: list | None = None,
-                **batch) -> str | None:
+                results: list | None = None, **batch) -> str | None:
     """Measure a proved candidate on every release, and when its failures make one span before the fix, write
     its record, matrix and release bisection; None (with ``m.reason`` saying why) when they do not."""
     from ..bisection import Context, Options, save_report
@@ -487,9 +501,10 @@ def make_record(root: Path, m: Mined, backend, *, progress: Progress | None = No
     from ..runner import VerdictCache
 
     probe = probe_record(root, m)
-    results = run_batch([(probe, c) for c in releases_between()], backend, progress=progress, **batch)
-    if spent is not None:
-        spent.append(len(results))
+    if results is None:  # (``results``: its 12 releases measured already, in a batch with other records)
+        results = run_batch([(probe, c) for c in releases_between()], backend, progress=progress, **batch)
+        if spent is not None:
+            spent.append(len(results))
     rows = [{"candidate": r.candidate, "kind": r.kind, "verdict": r.verdict.value} for r in results]
     failed, why = reproduced_span(rows, m)
     if why:
