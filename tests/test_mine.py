@@ -176,6 +176,18 @@ RUNNER_CASES = {
     "crashes": ("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", 1, "XLAKB-TRIGGER CRASHED T.test_it: signal 11"),
     "skipped": ("self.skipTest('TPU only')", 125, "untestable: skipped: TPU only"),
     "missing-api": ("import torch; torch.no_such_api()", 125, "untestable: the test calls an API this release lacks"),
+    # what the release before a fix says when the fix's test uses what the fix added (seen mining: a new
+    # binding, a new keyword of an op, a new argument, a class attribute the fix's patch sets)
+    "missing-binding": ("raise AttributeError(\"module '_XLAC' has no attribute '_get_ir_debug'\")", 125,
+                        "untestable: the test calls an API this release lacks"),
+    "missing-keyword": ("raise RuntimeError(\"Unknown keyword argument 'int4_weight' for operator 'xla::quantized_matmul'\")",
+                        125, "untestable: the test calls an API this release lacks"),
+    "missing-argument": ("raise TypeError('quantized_matmul_xla() takes from 3 to 4 positional arguments but 5 were given')",
+                         125, "untestable: the test calls an API this release lacks"),
+    "missing-class-attribute": ("raise AttributeError(\"type object 'GRU' has no attribute '_orig'\")", 125,
+                                "untestable: the test calls an API this release lacks"),
+    "pybind-signature": ("raise TypeError('__init__(): incompatible constructor arguments. The following argument types')",
+                         125, "untestable: the test calls an API this release lacks"),
 }
 
 

@@ -23,9 +23,11 @@ import traceback
 UNTESTABLE, BROKEN = 125, 3
 #: messages of an API the release does not have yet (judged on the exception of the test or of its import)
 MISSING_API = re.compile(
-    r"(module '(torch|torch_xla)[\w.]*' has no attribute|cannot import name .* from '(torch|torch_xla)|"
+    r"(module '(torch|torch_xla|_XLAC)[\w.]*' has no attribute|cannot import name .* from '(torch|torch_xla)|"
     r"No module named '(torch|torch_xla)[\w.]*'|has no attribute '_XLAC|_XLAC\.\w+|unexpected keyword argument|"
-    r"takes \d+ positional arguments? but \d+ (was|were) given|missing \d+ required positional argument)")
+    r"type object '[\w.]+' has no attribute|Unknown keyword argument '\w+' for operator|"
+    r"takes (from \d+ to )?\d+ positional arguments? but \d+ (was|were) given|missing \d+ required positional argument|"
+    r"incompatible (constructor|function) arguments)")
 #: test-only packages (a layer on top of the release environment); their absence is the runner's problem
 TEST_PACKAGES = re.compile(r"No module named '(expecttest|absl|hypothesis|pytest|torchvision|parameterized|yaml)'")
 
