@@ -38,7 +38,13 @@ def test_every_record_has_a_page_in_both_languages(layout, built):
         for page in (en, zh):
             # summary, the reproducer's highlighted source, upstream links, the how-to-add link
             assert 'id="symptoms"' in page and 'id="root-cause"' in page and 'id="workaround"' in page
-            assert 'class="highlight"' in page and data["reproducer"]["path"] in page
+            trigger = data["reproducer"].get("trigger")
+            if trigger:  # a mined record: the upstream test at its commit, linked, never its code
+                t = trigger
+                assert f'https://github.com/{t["repo"]}/blob/{t["commit"]}/{t["path"]}#L{t["line"]}' in page
+                assert f"def {t['test'].rsplit('.', 1)[-1]}(" not in page
+            else:
+                assert 'class="highlight"' in page and data["reproducer"]["path"] in page
             for number in data["upstream"]["issues"][:1]:  # a bug known only from measurement has none yet
                 assert f'https://github.com/pytorch/xla/issues/{number}' in page
             assert 'href="../../contributing/"' in page
