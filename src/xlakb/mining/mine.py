@@ -454,29 +454,30 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
         for n in rec.data["upstream"].get("fixed_by", []):
             by_pr.setdefault(n, []).append(rec)
     proved = [m for m in rows if m.status == "proved" and not m.record]
-    new = [m for m in proved if not [r for r in by_pr.get(m.pr or -1, []) if r.source != "mined"]]
+    covering = {m.key: [r for r in by_pr.get(m.pr or -1, []) if r.source != "mined"] for m in proved}
+    new = {m.key: probe_record(root, m) for m in proved if not covering[m.key]}
     # every new record's 12 releases in one batch, release after release: one release's environment and
     # warm server serve all its probes, instead of twelve environments taken up again for each record
     from ..matrix import run_batch
 
     if new:
         progress.info(f"{len(new)} proved candidate(s) without a record: measuring each on every release")
-    pairs = [(probe_record(root, m), c) for m in new for c in releases_between()]
+    releases = releases_between()
+    pairs = [(probe, c) for probe in new.values() for c in releases]
     measured = run_batch(pairs, backend, progress=progress, **batch) if pairs else []
     spent.append(len(measured))
-    by_key = {}
-    for (rec, _), res in zip(pairs, measured):
-        by_key.setdefault(rec.id, []).append(res)
+    by_record: dict[str, list] = {}
+    for (probe, _), res in zip(pairs, measured):
+        by_record.setdefault(probe.id, []).append(res)
     for n, m in enumerate(proved):
         progress.step(n, len(proved), f"record of {m.key}")
-        others = [r for r in by_pr.get(m.pr or -1, []) if r.source != "mined"]
-        if others:
-            for rec in others:
+        if covering[m.key]:
+            for rec in covering[m.key]:
                 out.attached.append((rec.id, attach_proof(root, rec, m)))
-            m.record = others[0].id
+            m.record = covering[m.key][0].id
             continue
         made = make_record(root, m, backend, progress=progress, spent=spent,
-                           results=by_key.get(probe_record(root, m).id), **batch)
+                           results=by_record.get(new[m.key].id), **batch)
         if made is None:
             out.left.append((m.key, m.reason))
         else:
