@@ -1,12 +1,17 @@
 """Warm starts against cold ones: the same verdict for every probe, and how much faster.
 
     python3 benchmarks/bench_warm.py [--records ID ...] [--versions X.Y.Z ...] [-j 2] [--runner uv]
+    python3 benchmarks/bench_warm.py --single ID X.Y.Z [--repeat 5]
 
 Every record (default: all) on every release (default: all known) is probed twice with real wheels, the
 verdict cache left out: once cold (XLAKB_WARM=0, a new interpreter per probe) and once warm (a child forked
 from a server per environment that imported torch and torch_xla). It prints each batch's wall time, the
 per-probe durations, and every (record, release) whose verdicts differ; a difference is a failure (exit 1).
 Environments are built before the first batch and not counted.
+
+--single times one probe with a warm server: the first probe (which builds the environment if needed and
+starts the server) is left out, then the same probe runs --repeat times, each a forked child judged in full
+(exit, log, signatures), and the times are printed with their median.
 """
 
 from __future__ import annotations
@@ -33,13 +38,39 @@ def batch(pairs, backend, jobs: int, warm_on: bool, progress):
     return results, wall
 
 
+def single(record_id: str, version: str, repeat: int, runner: str) -> int:
+    from xlakb.candidates.releases import release
+    from xlakb.envs import get_backend
+    from xlakb.envs.warm import close_pool
+    from xlakb.records import load_record
+    from xlakb.runner import probe
+
+    os.environ["XLAKB_WARM"] = "1"
+    record, cand, backend = load_record(REPO, record_id), release(version), get_backend(runner)
+    try:
+        first = probe(record, cand, backend)
+        times, verdicts = [], set()
+        for _ in range(repeat):
+            r = probe(record, cand, backend)
+            if r.start != "warm":
+                print(f"probe ran {r.start}, not warm: {r.detail}", file=sys.stderr)
+                return 1
+            times.append(r.duration_s)
+            verdicts.add(r.verdict.value)
+    finally:
+        close_pool()
+    print(f"{record_id} on {version}, runner {runner}: first probe (server start) {first.duration_s:.2f} s, "
+          f"then {', '.join(f'{t:.2f}' for t in times)} s; median {sorted(times)[len(times) // 2]:.2f} s; "
+          f"verdicts {sorted(verdicts)} (first: {first.verdict.value})")
+    return 0 if verdicts == {first.verdict.value} else 1
+
+
 def main() -> int:
     from xlakb.candidates.releases import release, releases_between
     from xlakb.envs import get_backend
     from xlakb.matrix import run_batch
     from xlakb.progress import NullProgress
     from xlakb.records import load_record, load_records
-    from xlakb.runner import VerdictCache
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--records", nargs="*")
@@ -47,7 +78,11 @@ def main() -> int:
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--runner", default="uv")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--single", nargs=2, metavar=("ID", "VERSION"))
+    ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
+    if args.single:
+        return single(args.single[0], args.single[1], args.repeat, args.runner)
     records = [load_record(REPO, r) for r in args.records] if args.records else load_records(REPO)
     cands = [release(v) for v in args.versions] if args.versions else releases_between()
     pairs = [(r, c) for r in records for c in cands]
@@ -58,9 +93,17 @@ def main() -> int:
             if not args.quiet and done % 10 == 0:
                 print(f"  [{done}/{total}] {message}", file=sys.stderr, flush=True)
 
-    # environments first (and the verdicts they give, kept in the cache but not used below)
-    os.environ["XLAKB_WARM"] = "0"
-    run_batch(pairs, backend, jobs=args.jobs, progress=Lines(), cache=VerdictCache())
+    # environments first, each built once (not counted)
+    from xlakb.runner import env_spec
+
+    specs = {}
+    for r, c in pairs:
+        spec = env_spec(r, c)
+        specs.setdefault(spec.key(), spec)
+    for n, spec in enumerate(specs.values(), 1):
+        if not args.quiet:
+            print(f"  environment {n}/{len(specs)}", file=sys.stderr, flush=True)
+        backend.ensure(spec, NullProgress())
     cold, cold_wall = batch(pairs, backend, args.jobs, False, Lines())
     warm, warm_wall = batch(pairs, backend, args.jobs, True, Lines())
     key = lambda r: (r.record, r.candidate)  # noqa: E731

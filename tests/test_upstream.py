@@ -58,6 +58,41 @@ def test_look_alikes_from_different_places_stay_apart():
     assert normalise("ValueError: could not find 'my run 7/ckpt 3'") == "ValueError: could not find <name>"
 
 
+PASTED = Path(__file__).parent / "data" / "triage" / "pasted"
+
+
+def test_a_check_in_a_helper_is_placed_at_its_first_caller():
+    """`Check failed: HasValue()` fires in a header accessor every path reaches, so its file says nothing of
+    the bug (Socorro skips such frames). Real pastes: #5410 (dynamo, via GetGraphHash), #5746 (dynamo, the
+    C++ stack cut after the graph walk: the Python frame above names the caller), #6673 (mark_step, a
+    generic entry, below the test's own frame), #4857 (the bare line: it cannot tell which)."""
+    from xlakb.upstream import index
+    from xlakb.upstream.store import Report
+
+    found = {n: primary(error_lines((PASTED / f).read_text("utf-8"))) for n, f in (
+        (5410, "a-5410-lookalike-dynamo-hasvalue.txt"), (5746, "b-5746-dynamo-graph-hash-hasvalue.txt"),
+        (6673, "a-6673-none-zero1-hasvalue.txt"), (4857, "b-4857-hasvalue-generic.txt"))}
+    assert {n: (e.location, e.helper) for n, e in found.items()} == {
+        5410: ("GetGraphHash", "pjrt_computation_client.h"), 5746: ("extract_graph_helper", "pjrt_computation_client.h"),
+        6673: ("test_zero1", "pjrt_computation_client.h"), 4857: ("", "")}
+    assert len({e.signature for e in found.values()}) == 1 and all(e.specific for n, e in found.items() if n != 4857)
+    # a check of a function of its own keeps its file; a first frame that is no helper is the place
+    own = primary(error_lines("RuntimeError: torch_xla/csrc/ops/as_strided.cpp:25 : Check failed: a <= b (6 vs. 4)"))
+    assert (own.location, own.helper) == ("as_strided.cpp", "")
+    # clusters: one per caller; the bare line is not folded into one of them (it could be any)
+    clusters = index.build({n: Report(number=n, title="t", state="open", url=f"https://x/{n}", errors=[e.__dict__])
+                            for n, e in found.items()})
+    assert sorted(len(c.issues) for c in clusters) == [1, 1, 1, 1]
+    # a paste naming a caller finds that caller's report only; a paste naming only the helper finds them all,
+    # none of them exactly
+    hits = index.match((PASTED / "c-5410-dynamo-train-hasvalue-opaque.txt").read_text("utf-8"), clusters)
+    assert [h.cluster.issues[0].number for h in hits if h.exact] == [5410]
+    assert 5746 not in [h.cluster.issues[0].number for h in hits] and 6673 not in [h.cluster.issues[0].number for h in hits]
+    helper_only = "RuntimeError: ./torch_xla/csrc/runtime/pjrt_computation_client.h:153 : Check failed: HasValue() \n"
+    hits = index.match(helper_only, clusters)
+    assert sorted(h.cluster.issues[0].number for h in hits) == [4857, 5410, 5746, 6673] and not any(h.exact for h in hits)
+
+
 def test_an_error_quoted_inline_in_prose_is_its_code_span():
     # https://github.com/pytorch/xla/pull/4291
     prose = "Right now, the test fails with `RuntimeError: SymIntArrayRef expected to contain only concrete integers`."

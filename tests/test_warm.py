@@ -71,6 +71,26 @@ def test_warm_and_cold_probes_judge_alike(kb, house, monkeypatch):
         assert Path(cold.log).read_text() == Path(hot.log).read_text()  # the same output, in the same order
 
 
+FREEZE_SEES = '''\
+import atexit, gc, sys
+import torch_xla
+atexit.register(lambda: print("exit handlers ran", flush=True))
+print("frozen" if gc.get_freeze_count() > 0 else "not frozen", flush=True)
+sys.exit(0)
+'''
+
+
+def test_a_warm_child_leaves_the_servers_heap_to_the_server_and_still_exits_in_full(kb, house, monkeypatch):
+    """The server freezes what its imports made before it forks (so the child's collections and its exit
+    do not walk and copy the whole heap), and the child still exits as an interpreter does: handlers run."""
+    fake_record(kb, reproducer=FREEZE_SEES)
+    hot = _probe(kb, "fake-bug", "2.5.1", house, monkeypatch)
+    cold = _probe(kb, "fake-bug", "2.5.1", house, monkeypatch, warm_on=False)
+    assert hot.start == "warm" and cold.start == "cold"
+    assert Path(hot.log).read_text().split() == ["frozen", "exit", "handlers", "ran"]
+    assert Path(cold.log).read_text().split() == ["not", "frozen", "exit", "handlers", "ran"]
+
+
 def test_a_variable_read_at_import_gets_its_own_server(kb, house, monkeypatch):
     """XLA_FLAGS is read while torch_xla is imported (data/import_time.yaml): a probe with another value must
     not be forked from a server that imported with the first one; a variable read later is set in the child."""

@@ -395,6 +395,8 @@
     U._compiled = {
       kinds: r.kinds.map(function (k) { return [k[0], new RegExp(k[1])]; }),
       prefix: new RegExp(r.log_prefix), frame: new RegExp(r.cpp_frame, "g"), source: new RegExp(r.source),
+      pyFrame: new RegExp(r.py_frame, "g"), helperSource: new RegExp(r.helper_source),
+      helperFrame: new RegExp(r.helper_frame), entryFrame: new RegExp(r.entry_frame),
       identifier: new RegExp(r.identifier), span: new RegExp(r.code_span, "g"),
       // a Python back reference (\1) is JavaScript's $1
       placeholders: r.placeholders.map(function (p) { return [new RegExp(p[0], "g"), p[1].replace(/\\(\d)/g, "$$$1")]; }),
@@ -413,6 +415,32 @@
       }
     });
     return Array.from(text.replace(/^[ :;,.]+|[ :;,.]+$/g, "")).slice(0, C.max).join("");
+  }
+
+  function allGroups(rx, text, group) {
+    var out = [], m;
+    rx.lastIndex = 0;
+    while ((m = rx.exec(text)) !== null) out.push(m[group]);
+    return out;
+  }
+
+  /* [guilty location, helper], as signature.py _location: past helpers every caller goes through. */
+  function reportedLocation(segment, lines, i, C) {
+    var src = C.source.exec(segment), source = src ? src[1] : "";
+    if (source && !C.helperSource.test(source)) return [source, ""];
+    if (!source) {
+      var first = allGroups(C.frame, lines.slice(i, i + 12).join("\n"), 1)[0];
+      if (first === undefined) return ["", ""];
+      if (!C.helperFrame.test(first)) return [first, ""];
+    }
+    var frames = allGroups(C.frame, lines.slice(i, i + 40).join("\n"), 1);
+    var helper = source || frames[0];
+    var caller = frames.filter(function (f) { return !C.helperFrame.test(f); })[0] || "";
+    if (!caller) {
+      var entries = allGroups(C.pyFrame, lines.slice(Math.max(0, i - 40), i).join("\n"), 2);
+      caller = entries.reverse().filter(function (fn) { return !C.entryFrame.test(fn); })[0] || "";
+    }
+    return [caller || helper, helper];
   }
 
   function reportedLines(text, U) {
@@ -439,17 +467,12 @@
           }
           var sig = reportedNormalise(inner, C);
           if (sig.length < 8) break;
-          var location = "", src = C.source.exec(segment);
-          if (src) location = src[1];
-          else {
-            C.frame.lastIndex = 0;
-            var fr = C.frame.exec(lines.slice(i, i + 12).join("\n"));
-            if (fr) location = fr[1];
-          }
+          var place = reportedLocation(segment, lines, i, C), location = place[0];
           var key = sig + (location ? " @ " + location : "");
           if (!seen[key]) {
             seen[key] = true;
-            out.push({ kind: C.kinds[k][0], line: Array.from(found).slice(0, 500).join(""), signature: sig, location: location, key: key });
+            out.push({ kind: C.kinds[k][0], line: Array.from(found).slice(0, 500).join(""), signature: sig, location: location,
+                       helper: place[1], key: key });
           }
           break;
         }
@@ -467,7 +490,8 @@
     var out = [], seen = {};
     reportedLines(text, U).forEach(function (e) {
       (bySig[e.signature] || []).forEach(function (c) {
-        if (e.location && c.location && e.location !== c.location) return;
+        var specific = e.location && e.location !== e.helper;
+        if (specific && c.location && c.location !== (c.helper || "") && e.location !== c.location) return;
         if (seen[c.key]) return;
         seen[c.key] = true;
         out.push({ cluster: c, line: e.line, exact: e.location === c.location });

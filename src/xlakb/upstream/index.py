@@ -20,6 +20,7 @@ class Cluster:
     signature: str
     location: str
     kind: str
+    helper: str = ""  # the error comes out of this helper; location is its caller (see signature.ErrorLine)
     issues: list[Report] = field(default_factory=list)
     fixed_by: list[int] = field(default_factory=list)
     first_fixed: str | None = None
@@ -40,6 +41,7 @@ class Cluster:
 
     def to_json(self) -> dict:
         return {"key": self.key, "signature": self.signature, "location": self.location, "kind": self.kind,
+                "helper": self.helper,
                 "issues": [{"number": r.number, "title": r.title, "state": r.state, "url": r.url,
                             "created_at": r.created_at, "labels": r.labels, "seeded": r.seeded} for r in self.issues],
                 "fixed_by": self.fixed_by, "first_fixed": self.first_fixed, "records": self.records}
@@ -58,7 +60,7 @@ def build(reports: Mapping[int, Report], records: Iterable[Mapping] = (), fixes:
         for e in r.error_lines():
             c = by_key.get(e.key)
             if c is None:
-                c = by_key[e.key] = Cluster(e.key, e.signature, e.location, e.kind)
+                c = by_key[e.key] = Cluster(e.key, e.signature, e.location, e.kind, e.helper)
             if r not in c.issues:
                 c.issues.append(r)
     _fold_unlocated(by_key)
@@ -90,11 +92,14 @@ def build(reports: Mapping[int, Report], records: Iterable[Mapping] = (), fixes:
 
 def _fold_unlocated(by_key: dict[str, Cluster]) -> None:
     """Reports of an error without its guilty location go with the one cluster of that error that has one
-    (when several have, the paste could be any of them: it stays apart)."""
+    (when several have, the paste could be any of them: it stays apart). An error that comes out of a
+    helper is never folded: its text is every caller's, so one known caller says nothing of the next report."""
     by_sig: dict[str, list[Cluster]] = {}
     for c in by_key.values():
         by_sig.setdefault(c.signature, []).append(c)
     for sig, group in by_sig.items():
+        if any(c.helper for c in group):
+            continue
         located = [c for c in group if c.location]
         bare = [c for c in group if not c.location]
         if len(located) == 1 and bare:
@@ -118,8 +123,9 @@ class Reported:
 
 def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
     """The clusters whose signature a paste shows: same words after normalisation; where both name a guilty
-    location it must be the same (a look-alike from another function is another bug). Best first: the most
-    specific kind, then the most reported."""
+    location it must be the same (a look-alike from another function is another bug; a helper's own place
+    names no function: it agrees with every caller, inexactly). Best first: the most specific kind, then the
+    most reported."""
     lines = error_lines(text)
     if not lines:
         return []
@@ -130,7 +136,7 @@ def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
     seen = set()
     for e in lines:
         for c in by_sig.get(e.signature, ()):
-            if e.location and c.location and e.location != c.location:
+            if e.specific and c.location and c.location != c.helper and e.location != c.location:
                 continue
             if c.key in seen:
                 continue

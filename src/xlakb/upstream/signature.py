@@ -28,6 +28,21 @@ KIND_PATTERNS = (
 LOG_PREFIX = (r"^\s*(?:\S+ \S+ main shadow\.py:\d+ > )?(?:[FEWI]\d{4} [\d:. ]+\s*\d*\s*\S+:\d+\]\s*|"
               r"\d{4}-\d\d-\d\d[ T][\d:.,]+:?\s*(?:[FEWI] )?(?:\S+:\d+\]\s*)?)")
 CPP_FRAME = r"\btorch_xla::(?:\w+::)*(\w+)(?=\()"
+#: a Python traceback frame: its file and function
+PY_FRAME = r'File "([^"]+)", line \d+, in (\S+)'
+#: where a check fires for every caller, so the place says nothing of the bug (Socorro's "prefix" frames,
+#: syzkaller's frames that are never guilty): a check in a header (an inline accessor: a buffer's HasValue,
+#: a shape's dimension) or in the bridge that unwraps every op's tensors
+HELPER_SOURCE = r"\.h$|^aten_xla_bridge\.cpp$"
+#: torch_xla C++ frames every op or every execution passes through: handle accessors, tensor unwrapping,
+#: the graph walk, the stack printer, status unwrapping. The guilty place is the first frame below them.
+HELPER_FRAME = (r"^(?:CurrentStackTrace|GetHandle|GetOpaqueHandle|GetXlaTensor\w*|TryGetXlaTensor|"
+                r"GetOrCreateXlaTensor\w*|GetXlaTensors|RunPostOrder|ConsumeValue|MaybeThrow|GetValueOrThrow|"
+                r"OkOrThrow|ShapeHelper|CheckStatus)$")
+#: Python frames that say where the program was, not why: the step marker, autograd's and nn.Module's
+#: entries, test harness wrappers (the generic entry frames of triage's data/triage_generic.yaml)
+ENTRY_FRAME = (r"^(?:mark_step|sync|step|optimizer_step|wait_device_ops|backward|grad|_engine_run_backward|"
+               r"_call_impl|_wrapped_call_impl|__call__|_op|wrapper|inner|_fn|<module>|<lambda>)$")
 SOURCE = r"(?:torch_xla/csrc|xla|tensorflow/compiler/xla)/[\w/]*?(\w+\.(?:cpp|cc|h))(?::\d+)?"
 #: an inline code span of Markdown prose
 CODE_SPAN = r"`([^`\n]{8,})`"
@@ -62,6 +77,10 @@ _CPP_FRAME = re.compile(CPP_FRAME)
 _SOURCE = re.compile(SOURCE)
 _IDENTIFIER = re.compile(IDENTIFIER)
 _CODE_SPAN = re.compile(CODE_SPAN)
+_PY_FRAME = re.compile(PY_FRAME)
+_HELPER_SOURCE = re.compile(HELPER_SOURCE)
+_HELPER_FRAME = re.compile(HELPER_FRAME)
+_ENTRY_FRAME = re.compile(ENTRY_FRAME)
 
 
 def _keep_identifier(m: re.Match) -> str:
@@ -74,19 +93,28 @@ _PLACEHOLDERS = tuple((re.compile(p), _keep_identifier if r == "keep-identifier"
 def export_rules() -> dict:
     """The rules as the site's paste box reads them."""
     return {"kinds": [list(k) for k in KIND_PATTERNS], "log_prefix": LOG_PREFIX, "cpp_frame": CPP_FRAME,
-            "source": SOURCE, "identifier": IDENTIFIER, "code_span": CODE_SPAN, "placeholders": [list(p) for p in PLACEHOLDERS],
+            "py_frame": PY_FRAME, "helper_source": HELPER_SOURCE, "helper_frame": HELPER_FRAME,
+            "entry_frame": ENTRY_FRAME, "source": SOURCE, "identifier": IDENTIFIER, "code_span": CODE_SPAN, "placeholders": [list(p) for p in PLACEHOLDERS],
             "max_signature": MAX_SIGNATURE}
 
 
 @dataclass(frozen=True)
 class ErrorLine:
     """One error line of a paste: its kind, the line as pasted (log prefix removed), its signature text and
-    the guilty location it names (or "")."""
+    the guilty location it names (or ""). ``helper``: the place the error came out of when that place is a
+    helper every caller goes through (then ``location`` is the first caller the paste shows, or the helper
+    itself when it shows none: a paste that cannot tell which bug it is)."""
 
     kind: str
     line: str
     signature: str
     location: str
+    helper: str = ""
+
+    @property
+    def specific(self) -> bool:
+        """The location names the guilty place, not only a helper."""
+        return bool(self.location) and self.location != self.helper
 
     @property
     def key(self) -> str:
@@ -101,13 +129,29 @@ def normalise(message: str) -> str:
     return text.strip(" :;,.")[:MAX_SIGNATURE]
 
 
-def _location(line: str, around: str) -> str:
-    """The guilty location: the source file a check names, else the innermost torch_xla function below it."""
+def _location(line: str, near: str, below: str, above: str) -> tuple[str, str]:
+    """(guilty location, helper): the source file a check names, else the innermost torch_xla C++ function
+    below it. When that is a helper every caller passes through, the guilty place is its first caller: the
+    first torch_xla C++ frame below that is no helper, else the innermost Python frame above the error that
+    is no generic entry; the helper stays the location when the paste shows neither. ``near``: the lines
+    from the error on that may name its function; ``below``, a longer stretch, for the walk past helpers."""
     m = _SOURCE.search(line)
-    if m:
-        return m.group(1)
-    frames = _CPP_FRAME.findall(around)
-    return frames[0] if frames else ""
+    source = m.group(1) if m else ""
+    if source and not _HELPER_SOURCE.search(source):
+        return source, ""
+    if not source:
+        first = _CPP_FRAME.search(near)
+        if first is None:
+            return "", ""
+        if not _HELPER_FRAME.match(first.group(1)):
+            return first.group(1), ""
+    frames = _CPP_FRAME.findall(below)
+    helper = source or frames[0]
+    caller = next((f for f in frames if not _HELPER_FRAME.match(f)), "")
+    if not caller:
+        entries = [fn for _, fn in _PY_FRAME.findall(above)]
+        caller = next((fn for fn in reversed(entries) if not _ENTRY_FRAME.match(fn)), "")
+    return caller or helper, helper
 
 
 def error_lines(text: str) -> list[ErrorLine]:
@@ -130,8 +174,9 @@ def error_lines(text: str) -> list[ErrorLine]:
                 sig = normalise(_strip_wrapper(found))
                 if len(sig) < 8:
                     break
-                around = "\n".join(lines[i:i + 12])
-                item = ErrorLine(kind, found[:500], sig, _location(segment, around))
+                location, helper = _location(segment, "\n".join(lines[i:i + 12]), "\n".join(lines[i:i + 40]),
+                                             "\n".join(lines[max(0, i - 40):i]))
+                item = ErrorLine(kind, found[:500], sig, location, helper)
                 if item.key not in seen:
                     seen.add(item.key)
                     out.append(item)

@@ -99,7 +99,7 @@ def report_from_github(obj: Mapping, comments: Iterable[Mapping] = (), *, seeded
     return Report(number=number, title=title.strip(), state=state, url=url, labels=sorted(set(labels)),
                   created_at=_date(obj.get("created_at")), closed_at=_date(obj.get("closed_at")),
                   updated_at=obj.get("updated_at") or None, pull_request=is_pr, merged=merged, closes=closes,
-                  errors=[asdict(e) for e in lines], seeded=seeded)
+                  errors=[{k: v for k, v in asdict(e).items() if v or k != "helper"} for e in lines], seeded=seeded)
 
 
 def combine(reports: Iterable[Report]) -> list[Report]:
