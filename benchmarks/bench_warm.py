@@ -78,6 +78,7 @@ def main() -> int:
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--runner", default="uv")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--warm-only", action="store_true", help="time the warm batch alone (no equality check)")
     ap.add_argument("--single", nargs=2, metavar=("ID", "VERSION"))
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
@@ -104,7 +105,7 @@ def main() -> int:
         if not args.quiet:
             print(f"  environment {n}/{len(specs)}", file=sys.stderr, flush=True)
         backend.ensure(spec, NullProgress())
-    cold, cold_wall = batch(pairs, backend, args.jobs, False, Lines())
+    cold, cold_wall = ([], 0.0) if args.warm_only else batch(pairs, backend, args.jobs, False, Lines())
     warm, warm_wall = batch(pairs, backend, args.jobs, True, Lines())
     key = lambda r: (r.record, r.candidate)  # noqa: E731
     cold_by, warm_by = {key(r): r for r in cold}, {key(r): r for r in warm}
@@ -116,15 +117,21 @@ def main() -> int:
           f"runner {backend.name}\n")
     print("| start | wall time | probes a minute | mean probe | verdicts equal to cold |")
     print("|---|---:|---:|---:|---:|")
-    print(f"| cold | {cold_wall:.0f} s | {len(cold) / cold_wall * 60:.1f} | {mean(cold):.2f} s | - |")
+    if cold:
+        print(f"| cold | {cold_wall:.0f} s | {len(cold) / cold_wall * 60:.1f} | {mean(cold):.2f} s | - |")
     print(f"| warm ({starts} of {len(warm)} forked) | {warm_wall:.0f} s | {len(warm) / warm_wall * 60:.1f} | "
-          f"{mean(warm):.2f} s | {len(warm) - len(differ)} of {len(warm)} |")
+          f"{mean(warm):.2f} s | {f'{len(warm) - len(differ)} of {len(warm)}' if cold else 'not compared'} |")
     median = lambda xs: sorted(xs)[len(xs) // 2] if xs else 0.0  # noqa: E731
     print(f"\nmedian probe: cold {median([r.duration_s for r in cold]):.2f} s, "
           f"warm {median([r.duration_s for r in warm]):.2f} s")
     for rid, cand in (("fsdpv2-scalar-param-unhashable-list", "2.7.0"),):
         if (rid, cand) in cold_by and (rid, cand) in warm_by:
             print(f"{rid} on {cand}: cold {cold_by[rid, cand].duration_s:.2f} s, warm {warm_by[rid, cand].duration_s:.2f} s")
+    per_record: dict = {}
+    for r in warm:
+        per_record[r.record] = per_record.get(r.record, 0.0) + r.duration_s
+    slow = sorted(per_record.items(), key=lambda kv: -kv[1])[:12]
+    print("\nwarm probe time by record, the slowest: " + ", ".join(f"{rid} {t:.0f} s" for rid, t in slow))
     for (rid, cand), c, w in differ:
         print(f"DIFFERENT {rid} on {cand}: cold {c}, warm {w}")
     return 1 if differ else 0

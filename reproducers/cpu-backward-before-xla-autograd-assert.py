@@ -11,7 +11,8 @@ the XLA device, the engine is left with no queue for XLA devices, and the first 
 on XLA tensors fails its internal bounds check:
 `RuntimeError: 0 <= device.index() && device.index() < static_cast<c10::DeviceIndex>(device_ready_queues_.size()) INTERNAL ASSERT FAILED at ".../torch/csrc/autograd/engine.cpp"`.
 
-The script (in a child process, so each case starts a fresh interpreter) runs a small CPU
+The script (in a child process forked once torch and torch_xla are imported, before anything
+starts the runtime or runs a backward: a fresh interpreter's state) runs a small CPU
 backward, then a backward on XLA. `--workaround` calls `xm.xla_device()` (which starts the
 runtime) before the CPU backward.
 
@@ -19,7 +20,7 @@ Run with: PJRT_DEVICE=CPU
 Exit codes: 0 not reproduced, 1 reproduced, 125 untestable here, 2 error.
 """
 import os
-import subprocess
+import signal
 import sys
 import traceback
 
@@ -61,26 +62,78 @@ def child(workaround: bool) -> int:
   return NOT_REPRODUCED
 
 
+def run_forked(fn, *args, timeout: float):
+  """Run fn(*args) in a child forked from this process once torch and torch_xla are imported (the runtime
+  not yet started, as a fresh process has it): a crash (abort, segfault) ends only the child, and the
+  child does not pay the import again. Returns (exit code, or -signal; None past `timeout` seconds, the
+  child killed) and the child's stdout and stderr as one text, as subprocess.run(stderr=STDOUT) would."""
+  import select
+  import time
+  import torch  # noqa: F401  imported once, before the fork
+  import torch_xla  # noqa: F401
+  sys.stdout.flush()
+  sys.stderr.flush()
+  r, w = os.pipe()
+  pid = os.fork()
+  if pid == 0:  # the child: its output into the pipe, its exit as an interpreter's (atexit handlers run)
+    code = ERROR
+    try:
+      os.close(r)
+      os.dup2(w, 1)
+      os.dup2(w, 2)
+      os.close(w)
+      import faulthandler
+      faulthandler.enable()
+      code = fn(*args)
+    except SystemExit as e:
+      code = e.code if isinstance(e.code, int) else ERROR
+    except BaseException:
+      traceback.print_exc()
+    finally:
+      try:
+        import atexit
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+      finally:
+        os._exit(code if isinstance(code, int) else ERROR)
+  os.close(w)
+  chunks, deadline, killed = [], time.monotonic() + timeout, False
+  while True:
+    left = deadline - time.monotonic()
+    if left <= 0:
+      os.kill(pid, signal.SIGKILL)
+      killed = True
+      break
+    if select.select([r], [], [], left)[0]:
+      data = os.read(r, 65536)
+      if not data:
+        break
+      chunks.append(data)
+  os.close(r)
+  _, status = os.waitpid(pid, 0)
+  out = b"".join(chunks).decode("utf-8", "replace")
+  if killed:
+    return None, out
+  return (-os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)), out
+
+
 def parent(workaround: bool) -> int:
-  cmd = [sys.executable, os.path.abspath(__file__), "--child"]
-  if workaround:
-    cmd.append("--workaround")
-  try:
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          errors="replace", timeout=CHILD_TIMEOUT)
-  except subprocess.TimeoutExpired:
+  rc, out = run_forked(child, workaround, timeout=CHILD_TIMEOUT)
+  if rc is None:
+    sys.stdout.write(out)
     print(f"ERROR: child did not finish within {CHILD_TIMEOUT}s")
     return ERROR
-  sys.stdout.write(proc.stdout)
-  lines = proc.stdout.splitlines()
-  if proc.returncode == CHILD_BUG:
+  sys.stdout.write(out)
+  lines = out.splitlines()
+  if rc == CHILD_BUG:
     msg = [l for l in lines if l.startswith("CHILD_BUG:")][0][len("CHILD_BUG: "):]
     print(f"REPRODUCED: backward on XLA after a CPU backward failed: {msg}")
     return REPRODUCED
-  if proc.returncode == 0 and any(l.startswith("CHILD_OK:") for l in lines):
+  if rc == 0 and any(l.startswith("CHILD_OK:") for l in lines):
     print("NOT REPRODUCED: backward on XLA works after a CPU backward")
     return NOT_REPRODUCED
-  print(f"ERROR: child exited with {proc.returncode} without a verdict")
+  print(f"ERROR: child exited with {rc} without a verdict")
   return ERROR
 
 

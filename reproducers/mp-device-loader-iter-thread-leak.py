@@ -13,8 +13,8 @@ device. Every later `iter()` adds another set: host threads and device memory gr
 run dies (an out-of-memory crash on TPU). The fix makes `__iter__` close the previous
 ParallelLoader, which joins its threads.
 
-The script (in a child process, because abandoned loader threads may abort the interpreter at
-exit) calls `iter()` on one MpDeviceLoader five times, takes two batches each time, and counts the
+The script (in a child process, forked once torch and torch_xla are imported, because
+abandoned loader threads may hang or abort the process) calls `iter()` on one MpDeviceLoader five times, takes two batches each time, and counts the
 live ParallelLoader threads after each round. Expected: the count stays at one loader's worth.
 `--workaround` builds a `ParallelLoader` per round itself and calls `close()` on the previous one
 before starting the next round.
@@ -24,7 +24,7 @@ Exit codes: 0 not reproduced, 1 reproduced, 125 untestable here, 2 error.
 """
 import os
 import re
-import subprocess
+import signal
 import sys
 import threading
 import traceback
@@ -100,30 +100,81 @@ def child(workaround: bool) -> int:
   return NOT_REPRODUCED
 
 
+def run_forked(fn, *args, timeout: float):
+  """Run fn(*args) in a child forked from this process once torch and torch_xla are imported (the runtime
+  not yet started, as a fresh process has it): a crash (abort, segfault) ends only the child, and the
+  child does not pay the import again. Returns (exit code, or -signal; None past `timeout` seconds, the
+  child killed) and the child's stdout and stderr as one text, as subprocess.run(stderr=STDOUT) would."""
+  import select
+  import time
+  import torch  # noqa: F401  imported once, before the fork
+  import torch_xla  # noqa: F401
+  sys.stdout.flush()
+  sys.stderr.flush()
+  r, w = os.pipe()
+  pid = os.fork()
+  if pid == 0:  # the child: its output into the pipe, its exit as an interpreter's (atexit handlers run)
+    code = ERROR
+    try:
+      os.close(r)
+      os.dup2(w, 1)
+      os.dup2(w, 2)
+      os.close(w)
+      import faulthandler
+      faulthandler.enable()
+      code = fn(*args)
+    except SystemExit as e:
+      code = e.code if isinstance(e.code, int) else ERROR
+    except BaseException:
+      traceback.print_exc()
+    finally:
+      try:
+        import atexit
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+      finally:
+        os._exit(code if isinstance(code, int) else ERROR)
+  os.close(w)
+  chunks, deadline, killed = [], time.monotonic() + timeout, False
+  while True:
+    left = deadline - time.monotonic()
+    if left <= 0:
+      os.kill(pid, signal.SIGKILL)
+      killed = True
+      break
+    if select.select([r], [], [], left)[0]:
+      data = os.read(r, 65536)
+      if not data:
+        break
+      chunks.append(data)
+  os.close(r)
+  _, status = os.waitpid(pid, 0)
+  out = b"".join(chunks).decode("utf-8", "replace")
+  if killed:
+    return None, out
+  return (-os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)), out
+
+
 def parent(workaround: bool) -> int:
-  cmd = [sys.executable, os.path.abspath(__file__), "--child"]
-  if workaround:
-    cmd.append("--workaround")
-  try:
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          errors="replace", timeout=CHILD_TIMEOUT)
-  except subprocess.TimeoutExpired:
+  rc, out = run_forked(child, workaround, timeout=CHILD_TIMEOUT)
+  if rc is None:
+    sys.stdout.write(out)
     print(f"ERROR: child did not finish within {CHILD_TIMEOUT}s")
     return ERROR
-  out = proc.stdout
   sys.stdout.write(out)
   lines = out.splitlines()
   bug = [l for l in lines if l.startswith("CHILD_BUG:")]
   ok = [l for l in lines if l.startswith("CHILD_OK:")]
   if bug:
-    note = "" if proc.returncode == 0 else f"; the child then exited with {proc.returncode}"
+    note = "" if rc == 0 else f"; the child then exited with {rc}"
     print(f"REPRODUCED: MpDeviceLoader leaks ParallelLoader threads across iter() calls: "
           f"{bug[0][len('CHILD_BUG: '):]}{note}")
     return REPRODUCED
-  if ok and proc.returncode == 0:
+  if ok and rc == 0:
     print("NOT REPRODUCED: iter() on MpDeviceLoader closes the previous ParallelLoader")
     return NOT_REPRODUCED
-  print(f"ERROR: child exited with {proc.returncode} without a verdict")
+  print(f"ERROR: child exited with {rc} without a verdict")
   return ERROR
 
 
