@@ -17,7 +17,6 @@ Exit codes: 0 not reproduced, 1 reproduced, 125 untestable here, 2 error.
 import os
 import re
 import signal
-import subprocess
 import sys
 import traceback
 
@@ -84,24 +83,73 @@ def child() -> int:
   return NOT_REPRODUCED
 
 
+def run_forked(fn, *args, timeout: float):
+  """Run fn(*args) in a child forked from this process once torch and torch_xla are imported (the runtime
+  not yet started, as a fresh process has it): a crash (abort, segfault) ends only the child, and the
+  child does not pay the import again. Returns (exit code, or -signal; None past `timeout` seconds, the
+  child killed) and the child's stdout and stderr as one text, as subprocess.run(stderr=STDOUT) would."""
+  import select
+  import time
+  import torch  # noqa: F401  imported once, before the fork
+  import torch_xla  # noqa: F401
+  sys.stdout.flush()
+  sys.stderr.flush()
+  r, w = os.pipe()
+  pid = os.fork()
+  if pid == 0:  # the child: its output into the pipe, its exit as an interpreter's (atexit handlers run)
+    code = ERROR
+    try:
+      os.close(r)
+      os.dup2(w, 1)
+      os.dup2(w, 2)
+      os.close(w)
+      import faulthandler
+      faulthandler.enable()
+      code = fn(*args)
+    except SystemExit as e:
+      code = e.code if isinstance(e.code, int) else ERROR
+    except BaseException:
+      traceback.print_exc()
+    finally:
+      try:
+        import atexit
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+      finally:
+        os._exit(code if isinstance(code, int) else ERROR)
+  os.close(w)
+  chunks, deadline, killed = [], time.monotonic() + timeout, False
+  while True:
+    left = deadline - time.monotonic()
+    if left <= 0:
+      os.kill(pid, signal.SIGKILL)
+      killed = True
+      break
+    if select.select([r], [], [], left)[0]:
+      data = os.read(r, 65536)
+      if not data:
+        break
+      chunks.append(data)
+  os.close(r)
+  _, status = os.waitpid(pid, 0)
+  out = b"".join(chunks).decode("utf-8", "replace")
+  if killed:
+    return None, out
+  return (-os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)), out
+
+
 def parent() -> int:
-  # The child runs with this process's environment as it is: the record's
+  # The child has this process's environment as it is (torch_xla is imported here with it): the record's
   # environment.env sets XLA_DISABLE_FUNCTIONALIZATION=1, and a settings bisection
   # (xlakb bisect --source settings) varies it, so nothing is forced here.
   print(f"INFO: XLA_DISABLE_FUNCTIONALIZATION={os.environ.get('XLA_DISABLE_FUNCTIONALIZATION', '(unset)')}")
-  try:
-    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child"],
-                          stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT,
-                          text=True,
-                          errors="replace",
-                          timeout=CHILD_TIMEOUT)
-  except subprocess.TimeoutExpired:
+  rc, out = run_forked(child, timeout=CHILD_TIMEOUT)
+  if rc is None:
+    sys.stdout.write(out)
     print(f"ERROR: child did not finish within {CHILD_TIMEOUT}s")
     return ERROR
-  out = proc.stdout
   sys.stdout.write(out)
-  rc = proc.returncode
   lines = out.splitlines()
 
   if rc == UNTESTABLE:
