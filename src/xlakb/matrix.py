@@ -11,6 +11,7 @@ from typing import Callable
 
 from .candidate import Candidate, workaround_of
 from .envs import Backend
+from .envs.warm import server_env
 from .errors import XlakbError
 from .executors import Executor, LocalExecutor, ProbeTask
 from .progress import NullProgress, Progress
@@ -61,8 +62,8 @@ def run_batch(
 ) -> list[ProbeResult]:
     """Probe many (record, release) pairs on ``executor`` (default: this machine, ``jobs`` at a time), release
     after release, so the probes of one release share its environment (built once: the others wait on its
-    lock), and within a release the probes that share an environment and its variables side by side (a warm
-    server, :mod:`xlakb.envs.warm`, serves them in a row). This function is the driver: it alone reads and writes the verdict cache, and calls ``on_result``
+    lock); within a release, one probe per warm server (:mod:`xlakb.envs.warm`) first, so the servers start
+    side by side, then the probes that share an environment and its variables in a row. This function is the driver: it alone reads and writes the verdict cache, and calls ``on_result``
     in the calling thread as each result arrives, so a caller can write it at once (an interrupted batch keeps
     what it measured, and the next run takes it from the cache). Results come back in the order of ``pairs``."""
     own = executor is None
@@ -91,11 +92,25 @@ def _alike(record: Record, cand: Candidate) -> tuple:
     return tuple(record.packages), tuple(sorted(run_env(record, cand.settings, cand).items()))
 
 
+def _server(record: Record, cand: Candidate) -> tuple:
+    """Which warm server a probe is forked from (its environment's packages and the variables read at import)."""
+    return (tuple(record.packages), record.run_on,
+            tuple(sorted(server_env(cand.torch_xla, run_env(record, cand.settings, cand)).items())))
+
+
 def _drive(pairs, backend, executor, progress, cache, find_links, index_url, on_result) -> list[ProbeResult]:
     order = {c.label: i for i, c in enumerate(dict.fromkeys(c for _, c in pairs))}
     groups: dict[tuple, int] = {}
     alike = [groups.setdefault(_alike(r, c), len(groups)) for r, c in pairs]
-    queue = sorted(range(len(pairs)), key=lambda i: (order[pairs[i][1].label], alike[i], i))
+    # within a release, the first probe of each warm server goes first: the servers start side by side (an
+    # import each, one core each) instead of one probe waiting, its core idle, for the server another starts
+    servers: set = set()
+    later = []
+    for r, c in pairs:
+        key = (c.label, _server(r, c))
+        later.append(key in servers)
+        servers.add(key)
+    queue = sorted(range(len(pairs)), key=lambda i: (order[pairs[i][1].label], later[i], alike[i], i))
     results: list[ProbeResult | None] = [None] * len(pairs)
     lock = threading.Lock()
     done: list[float] = []
