@@ -26,7 +26,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def batch(pairs, backend, jobs: int, warm_on: bool, progress):
-    from xlakb.envs.warm import close_pool
+    """One batch, the verdict cache left out: its results, wall time and how many warm servers it started."""
+    from xlakb.envs.warm import close_pool, pool
     from xlakb.matrix import run_batch
 
     os.environ["XLAKB_WARM"] = "1" if warm_on else "0"
@@ -34,8 +35,9 @@ def batch(pairs, backend, jobs: int, warm_on: bool, progress):
     started = time.monotonic()
     results = run_batch(pairs, backend, jobs=jobs, progress=progress, cache=None)
     wall = time.monotonic() - started
+    servers, refused = pool().started, dict(pool().refused)
     close_pool()
-    return results, wall
+    return results, wall, servers, refused
 
 
 def single(record_id: str, version: str, repeat: int, runner: str) -> int:
@@ -105,8 +107,8 @@ def main() -> int:
         if not args.quiet:
             print(f"  environment {n}/{len(specs)}", file=sys.stderr, flush=True)
         backend.ensure(spec, NullProgress())
-    cold, cold_wall = ([], 0.0) if args.warm_only else batch(pairs, backend, args.jobs, False, Lines())
-    warm, warm_wall = batch(pairs, backend, args.jobs, True, Lines())
+    cold, cold_wall, _, _ = ([], 0.0, 0, {}) if args.warm_only else batch(pairs, backend, args.jobs, False, Lines())
+    warm, warm_wall, servers, refused = batch(pairs, backend, args.jobs, True, Lines())
     key = lambda r: (r.record, r.candidate)  # noqa: E731
     cold_by, warm_by = {key(r): r for r in cold}, {key(r): r for r in warm}
     differ = [(k, cold_by[k].verdict.value, warm_by[k].verdict.value) for k in cold_by
@@ -122,6 +124,10 @@ def main() -> int:
     print(f"| warm ({starts} of {len(warm)} forked) | {warm_wall:.0f} s | {len(warm) / warm_wall * 60:.1f} | "
           f"{mean(warm):.2f} s | {f'{len(warm) - len(differ)} of {len(warm)}' if cold else 'not compared'} |")
     median = lambda xs: sorted(xs)[len(xs) // 2] if xs else 0.0  # noqa: E731
+    print(f"\nwarm servers started: {servers} for {len({(r.id, c.label) for r, c in pairs})} probes on "
+          f"{len(specs)} environments")
+    for (_, prefix), why in sorted(refused.items()):
+        print(f"  environment {Path(prefix).parent.name} has a server of its own: {why}")
     print(f"\nmedian probe: cold {median([r.duration_s for r in cold]):.2f} s, "
           f"warm {median([r.duration_s for r in warm]):.2f} s")
     for rid, cand in (("fsdpv2-scalar-param-unhashable-list", "2.7.0"),):

@@ -41,20 +41,27 @@ def test_scalar_param_record_on_real_releases(which):
     assert result.duration_s < 120
 
 
-WARM_SAMPLE = [SCALAR, "cpu-backward-before-xla-autograd-assert", "use-spmd-after-device-init-segfault",
-               "dynamo-inplace-view-op-xtensor-check"]
+# the first record adds no package, so its environment is each release's host: the scalar record (numpy) and the
+# mesh record (numpy, rich; 16 devices) then run in environments that add packages to it
+WARM_SAMPLE = ["cpu-backward-before-xla-autograd-assert", SCALAR, "use-spmd-after-device-init-segfault",
+               "dynamo-inplace-view-op-xtensor-check", "visualize-sharding-two-digit-mesh-dim"]
 
 
 def test_warm_and_cold_probes_give_the_same_verdict_on_real_wheels(monkeypatch):
-    """A sample of records (an exception, an autograd assert, a segfault in a child, a dynamo failure) on the two
-    releases this suite already installs, cold and warm, the verdict cache left out; the full comparison over every
-    record and release is benchmarks/bench_warm.py."""
-    from xlakb.envs.warm import close_pool
+    """A sample of records (an exception, an autograd assert, a segfault in a child, a dynamo failure, records whose
+    environments add packages) on the two releases this suite already installs, cold and warm, the verdict cache
+    left out; the full comparison over every record and release is benchmarks/bench_warm.py. The records that add
+    packages are forked from their release's server (nothing they add is looked for while torch and torch_xla are
+    imported), so each release has one server per set of variables read at import."""
+    from xlakb.envs.warm import close_pool, pool, server_env
+    from xlakb.runner import run_env
 
     record = load_record(REPO, SCALAR)
     releases = claimed_pair(record)
     backend = UvBackend()
     seen = {}
+    settings = {(version, tuple(sorted(server_env(version, run_env(load_record(REPO, rid), None, release(version))).items())))
+                for rid in WARM_SAMPLE for version in releases}
     for start in ("cold", "warm"):
         monkeypatch.setenv("XLAKB_WARM", "1" if start == "warm" else "0")
         close_pool()
@@ -63,6 +70,7 @@ def test_warm_and_cold_probes_give_the_same_verdict_on_real_wheels(monkeypatch):
                 res = probe(load_record(REPO, rid), release(version), backend)
                 assert res.start == start, (rid, version, res.start)
                 seen.setdefault((rid, version), {})[start] = (res.verdict, res.duration_s)
+    assert (pool().started, pool().refused) == (len(settings), {})
     close_pool()
     for (rid, version), got in seen.items():
         assert got["cold"][0] is got["warm"][0], (rid, version, got)

@@ -177,6 +177,15 @@ def test_scan_finds_the_variables_read_at_import(tmp_path):
     assert walkers == [str(pkg / "walk.py")]  # outside site-packages: the whole path
     assert warm.unreviewed_walkers(walkers) == walkers and warm.unreviewed_walkers(["fsspec/config.py"]) == []
     assert "HOME" in names or "PYTHONPATH" in names  # C-level reads of the interpreter itself are seen too
+    # a walk reads every variable's value (items(), dict(os.environ)) but keeps only its own: those values
+    # are no reads by name; the walker is named, and its prefixes are a reviewed list
+    (pkg / "copy.py").write_text("import os\nALL = dict(os.environ)\nMINE = {k: v for k, v in ALL.items() if k.startswith('FAKE_')}\n"
+                                 "B = os.environ.get('FAKE_B')\n")
+    names, walkers = warm.scan_import_time(sys.executable, {"PATH": os.environ["PATH"], "PYTHONPATH": str(tmp_path / "site"),
+                                                            "FAKE_ONLY_WALKED": "1", "FAKE_B": "2"},
+                                           preload=("fakemod.walk", "fakemod.copy"))
+    assert "FAKE_ONLY_WALKED" not in names and "FAKE_B" in names
+    assert walkers == [str(pkg / "copy.py"), str(pkg / "walk.py")]
 
 
 def test_scan_of_releases_names_what_each_one_reads(house, tmp_path):
@@ -306,3 +315,107 @@ def test_what_the_imports_started_stays_the_servers(kb, tmp_path, monkeypatch):
         assert "can only join a child process" not in Path(res.log).read_text()
     server_worker = int(pidfile.read_text().split()[0])  # the server's import wrote first
     os.kill(server_worker, 0)  # still alive after two probes
+
+
+BECOMES = '''\
+import os, subprocess, sys
+import torch_xla
+import extrapkg
+venv = os.environ["VIRTUAL_ENV"]
+print("executable", sys.executable == os.path.join(venv, "bin", "python"), "prefix", sys.prefix == venv,
+      "extra", extrapkg.X, "torch_xla saw it", getattr(torch_xla, "SAW", None))
+child = subprocess.run([sys.executable, "-c", "import extrapkg, sys; print('child', extrapkg.X, sys.prefix == %r)" % venv],
+                       capture_output=True, text=True)
+print(child.stdout.strip(), child.stderr.strip()[-200:])
+sys.exit(0)
+'''
+
+
+@pytest.fixture
+def extra_house(house):
+    """The fake releases and a package a record adds (``extrapkg``); torch_xla 2.2.0 looks for it at import."""
+    build_wheel(house, "extrapkg", "1.0", {"extrapkg/__init__.py": "X = 'here'\n"})
+    looks = "try:\n    import extrapkg\n    SAW = True\nexcept ImportError:\n    SAW = False\n"
+    fake_torch_xla(house, "2.2.0", bug="present", extra={"torch_xla/__init__.py": f"__version__ = '2.2.0'\nBUG = 'present'\n{looks}"})
+    fake_torch(house, "2.2.0")
+    return house
+
+
+def _two_records(kb):
+    fake_record(kb, "fake-base", reproducer="import torch_xla\n")
+    fake_record(kb, "fake-extra", reproducer=BECOMES, packages=("extrapkg",))
+
+
+def test_one_server_serves_an_environment_that_only_adds_packages(kb, extra_house, monkeypatch):
+    """A record's extra packages make an environment of their own, but not a server of their own: the
+    release's server forks the probe, which becomes that environment's interpreter (prefix, executable, the
+    processes it starts) and prints what a cold probe of it prints."""
+    _two_records(kb)
+    assert _probe(kb, "fake-base", "2.4.0", extra_house, monkeypatch).start == "warm"
+    hot = _probe(kb, "fake-extra", "2.4.0", extra_house, monkeypatch)
+    cold = _probe(kb, "fake-extra", "2.4.0", extra_house, monkeypatch, warm_on=False)
+    assert (hot.start, cold.start, hot.verdict.value) == ("warm", "cold", "not-reproduced")
+    assert Path(hot.log).read_text() == Path(cold.log).read_text()
+    assert "executable True prefix True extra here torch_xla saw it None\nchild here True" in Path(hot.log).read_text()
+    assert warm.pool().started == 1 and warm.pool().refused == {}
+
+
+def test_a_server_whose_import_looked_for_an_added_package_does_not_serve_it(kb, extra_house, monkeypatch):
+    """torch_xla 2.2.0 looks for ``extrapkg`` while it is imported: the release's server imported without it,
+    so the environment that adds it gets a server of its own, and the probe sees what a cold one sees."""
+    _two_records(kb)
+    _probe(kb, "fake-base", "2.2.0", extra_house, monkeypatch)
+    hot = _probe(kb, "fake-extra", "2.2.0", extra_house, monkeypatch)
+    cold = _probe(kb, "fake-extra", "2.2.0", extra_house, monkeypatch, warm_on=False)
+    assert hot.start == "warm" and Path(hot.log).read_text() == Path(cold.log).read_text()
+    assert "torch_xla saw it True" in Path(hot.log).read_text()
+    assert warm.pool().started == 2
+    assert list(warm.pool().refused.values()) == ["its import looked for extrapkg, which extrapkg 1.0 adds"]
+
+
+def test_a_host_needs_every_one_of_its_distributions_at_the_same_version(kb, extra_house, monkeypatch, tmp_path):
+    """An environment that holds another version of one of the host's distributions is not hosted by it."""
+    _two_records(kb)
+    _probe(kb, "fake-base", "2.4.0", extra_house, monkeypatch)
+    backend = UvBackend()
+    from xlakb.runner import env_spec
+
+    extra = backend.ensure(env_spec(load_record(kb, "fake-extra"), release("2.4.0"), find_links=(str(extra_house),),
+                                    index_url="none"))
+    assert backend.host(extra, {"PATH": "/bin"}) is not None
+    site = next(Path(extra.location).glob("venv/lib/python*/site-packages"))
+    info = next(site.glob("torch-*.dist-info"))
+    meta = info / "METADATA"
+    text = meta.read_text()
+    meta.unlink()  # uv links it from its cache, and the host's environment with it
+    meta.write_text(text.replace("Version: 2.4.0", "Version: 2.4.1"))
+    assert UvBackend().host(extra, {"PATH": "/bin"}) is None
+
+
+@pytest.mark.parametrize("view,extra,why", [
+    ({"looked_for": ["torch", "rich"]}, warm.Dist("rich", "13", ("rich",)), "looked for rich"),
+    ({"looked_for": [], "metadata": ["Rich"]}, warm.Dist("rich", "13", ("rich",)), "read the metadata of rich"),
+    ({"looked_for": [], "metadata": ["*"]}, warm.Dist("plug", "1", ("plug",), groups=("torch.backends",)),
+     "declares torch.backends"),
+    ({"looked_for": [], "metadata": ["*"]}, warm.Dist("pytest", "8", ("pytest",), groups=("console_scripts",)), None),
+    ({"looked_for": []}, warm.Dist("editable", "1", ("editable",), pth=True), "installs a .pth file"),
+    ({"looked_for": [], "scanners": ["pkg_resources"]}, warm.Dist("rich", "13", ("rich",)), "loaded pkg_resources"),
+    ({}, warm.Dist("rich", "13", ("rich",)), "did not say"),
+])
+def test_what_keeps_a_server_from_standing_for_an_environment_that_adds_packages(view, extra, why):
+    got = warm.refusal(view, [extra])
+    assert (got is None) if why is None else (why in got)
+    assert warm.refusal({}, []) is None  # nothing added: the same environment
+
+
+def test_site_dists_reads_names_versions_top_level_names_pth_and_entry_points(tmp_path):
+    site = tmp_path / "site-packages"
+    info = site / "My_Pkg-1.2.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: My_Pkg\nVersion: 1.2\n\nName: not this\n")
+    (info / "RECORD").write_text("my_pkg/__init__.py,,\nhelper.py,,\n_speed.cpython-311-x86_64-linux-gnu.so,,\n"
+                                 "my_pkg.pth,,\nbin/tool,,\n../../bin/tool,,\nMy_Pkg-1.2.dist-info/RECORD,,\n")
+    (info / "entry_points.txt").write_text("[console_scripts]\ntool = my_pkg:main\n\n[torch.backends]\nx = my_pkg\n")
+    got = warm.site_dists(site)
+    assert got == {"my-pkg": warm.Dist("my-pkg", "1.2", ("_speed", "helper", "my_pkg"), True,
+                                       ("console_scripts", "torch.backends"))}

@@ -93,9 +93,11 @@ def _alike(record: Record, cand: Candidate) -> tuple:
 
 
 def _server(record: Record, cand: Candidate) -> tuple:
-    """Which warm server a probe is forked from (its environment's packages and the variables read at import)."""
-    return (tuple(record.packages), record.run_on,
-            tuple(sorted(server_env(cand.torch_xla, run_env(record, cand.settings, cand)).items())))
+    """Which warm server a probe is likely forked from: the variables read at import. A record's extra
+    packages are left out: the release's server serves the environments that only add packages where its
+    import could not have seen them (:class:`xlakb.envs.warm.Host`); where it cannot, the order is only less
+    good."""
+    return (record.run_on, tuple(sorted(server_env(cand.torch_xla, run_env(record, cand.settings, cand)).items())))
 
 
 def _drive(pairs, backend, executor, progress, cache, find_links, index_url, on_result) -> list[ProbeResult]:

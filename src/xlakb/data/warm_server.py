@@ -5,7 +5,7 @@ imports nothing of xlakb: it is a plain script, started by xlakb.envs.warm.
     python -u warm_server.py --socket PATH --preload torch,torch_xla --idle SECONDS --parent PID [--contained 1]
 
 Protocol, one JSON object a line on a Unix socket, one connection per probe:
-    request  {"script": path, "args": [...], "env": {...}, "cwd": dir, "log": path}
+    request  {"script": path, "args": [...], "env": {...}, "cwd": dir, "log": path, "become": {...}?}
     reply    {"pid": N}                  the child runs; its process group is N (kill it to time it out)
     reply    {"exit": code, "oom_kills": n}   code as a shell sees it: N, or -SIGNAL when a signal ended it;
                                          n: processes the kernel killed for memory during the probe (--contained)
@@ -13,6 +13,15 @@ Protocol, one JSON object a line on a Unix socket, one connection per probe:
 A child starts its own session, takes the probe's environment, writes stdout and stderr to the log (one file
 description: their order is kept), runs the script as __main__ with the probe's argv and exits as the
 interpreter would: SystemExit's code, 1 after an uncaught exception (traceback printed), atexit handlers run.
+
+"become" ({"prefix": venv, "executable": python}) makes the child the interpreter of another environment that
+holds everything this one does, at the same versions, and more (xlakb.envs.warm.Host decides when that is
+sound): its sys.prefix, sys.executable and site folders replace this one's before the script runs.
+
+The "ready" line says what the imports looked at, for that decision: every top-level module name the import
+system was asked to find ("looked_for"), the distributions whose metadata was read by name or "*" when all
+were walked ("metadata"), and which of pkg_resources / importlib_metadata (their own scans of sys.path) they
+loaded ("scanners").
 
 When a child has ended, what is left of its process group is killed. With --contained (the server is alone in
 a container of its own, serving one probe at a time) the server also puts the container back as the imports
@@ -89,6 +98,8 @@ def _child(request: dict, listener: socket.socket, conns: list) -> None:
     os.close(null)
     os.environ.clear()
     os.environ.update(request["env"])
+    if request.get("become"):
+        _become(request["become"])
     os.chdir(request["cwd"])
     script = request["script"]
     sys.argv = [script, *request.get("args", [])]
@@ -109,6 +120,68 @@ def _child(request: dict, listener: socket.socket, conns: list) -> None:
         traceback.print_exception(type(err), err, tb or err.__traceback__)
         code = 1
     sys.exit(code)
+
+
+def _become(where: dict) -> None:
+    """Be the interpreter of the environment at ``where["prefix"]`` (a virtualenv holding all this one holds,
+    at the same versions, and more): what its own interpreter would have in sys.prefix, sys.executable, the
+    site folders of sys.path, and for the processes it starts (multiprocessing's spawn). What the server
+    imported stays as it is: the same files of the same distributions."""
+    import importlib
+
+    old, new = sys.prefix, where["prefix"]
+    sys.path[:] = [new + p[len(old):] if p == old or p.startswith(old + os.sep) else p for p in sys.path]
+    sys.prefix = sys.exec_prefix = new
+    sys.executable = where["executable"]
+    site = sys.modules.get("site")
+    if site is not None and hasattr(site, "PREFIXES"):
+        site.PREFIXES = [new]
+    spawn = sys.modules.get("multiprocessing.spawn")
+    if spawn is not None:
+        spawn.set_executable(sys.executable)
+    importlib.invalidate_caches()
+
+
+class _Watch:
+    """While the imports run: the top-level names the import system is asked to find (a finder first on
+    sys.meta_path that finds nothing), and the distributions whose metadata is read (importlib.metadata's
+    one way in, Distribution.discover: a name, or "*" when all are walked, as entry_points() does)."""
+
+    def __init__(self) -> None:
+        self.names: set = set()
+        self.metadata: set = set()
+        self._discover = None
+
+    def find_spec(self, fullname, path=None, target=None):
+        self.names.add(fullname.partition(".")[0])
+        return None
+
+    def __enter__(self) -> "_Watch":
+        sys.meta_path.insert(0, self)
+        try:
+            import importlib.metadata as md
+
+            original = md.Distribution.__dict__["discover"]
+            watch = self
+
+            def discover(cls, **kwargs):
+                context = kwargs.get("context")
+                name = kwargs.get("name") if context is None else getattr(context, "name", None)
+                watch.metadata.add(name or "*")
+                return original.__func__(cls, **kwargs)
+
+            md.Distribution.discover = classmethod(discover)
+            self._discover = (md.Distribution, original)
+        except (ImportError, AttributeError, KeyError):
+            self.metadata.add("*")  # not watched: taken as all walked
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        if self._discover is not None:
+            cls, original = self._discover
+            cls.discover = original
 
 
 def _oom_kills() -> int:
@@ -189,8 +262,9 @@ def main() -> int:
 
     gc.disable()
     started = time.monotonic()
-    for name in [m for m in args.get("--preload", "").split(",") if m]:
-        __import__(name)
+    with _Watch() as watch:
+        for name in [m for m in args.get("--preload", "").split(",") if m]:
+            __import__(name)
     loaded = time.monotonic() - started
     gc.collect()
     gc.freeze()
@@ -220,7 +294,10 @@ def main() -> int:
     children: dict = {}   # pid -> (the socket to tell, out-of-memory kills when it started)
     last = time.monotonic()
     print(json.dumps({"ready": os.getpid(), "import_s": round(loaded, 3), "threads": _threads(),
-                      "python_threads": python_threads}), flush=True)
+                      "python_threads": python_threads, "prefix": sys.prefix, "looked_for": sorted(watch.names),
+                      "metadata": sorted(watch.metadata),
+                      "scanners": [m for m in ("pkg_resources", "importlib_metadata") if m in sys.modules]}),
+          flush=True)
     while not stop:
         if parent and os.getppid() != parent:
             break  # the xlakb process that started us is gone

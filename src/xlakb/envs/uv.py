@@ -30,6 +30,7 @@ from ..errors import XlakbError
 from ..progress import NullProgress, Progress
 from . import EnvSpec, Prepared, cache_dir
 from .cache import Entry, disk_usage, exclusive, is_in_use, touch
+from .warm import Host, site_dists
 
 MARKER = "xlakb-env.json"
 LAST_USED = ".last-used"  # its mtime: when the environment was last used (xlakb env list/prune)
@@ -89,6 +90,7 @@ class UvBackend:
     def __init__(self, root: Path | None = None) -> None:
         self.cache = root or cache_dir()
         self.root = self.cache / "envs" / "uv"
+        self._dists: dict[str, dict] = {}  # environment key -> its distributions (an environment never changes)
 
     def available(self) -> str | None:
         try:
@@ -256,7 +258,51 @@ class UvBackend:
         from . import warm as warm_start
 
         return warm_start.pool().run(prepared.python, script, args=args, env=full, release=_release(prepared.spec),
-                                     cwd=script.parent, timeout=timeout, log_path=log_path, on_line=on_line, cold=cold)
+                                     cwd=script.parent, timeout=timeout, log_path=log_path, on_line=on_line, cold=cold,
+                                     host=self.host(prepared, full))
+
+    # -- one warm server for environments that only add packages ---------------------
+    def _site_dists(self, key: str, venv: Path) -> dict:
+        if key not in self._dists:
+            sites = sorted(venv.glob("lib/python*/site-packages"))
+            self._dists[key] = site_dists(sites[0]) if len(sites) == 1 else {}
+        return self._dists[key]
+
+    def host(self, prepared: Prepared, env: Mapping[str, str]) -> Host | None:
+        """The environment whose warm server may stand for ``prepared``'s (:class:`xlakb.envs.warm.Host`): the
+        cached one of the same interpreter, index and wheelhouses whose requirements are fewest and all among
+        ``prepared``'s, when ``prepared`` holds all its distributions at the same versions (what it adds is
+        judged against the server's import when the server is up). None when there is none (or ``prepared``
+        is a commit overlay: its files lie over the package, not beside it)."""
+        spec = prepared.spec
+        if spec.overlay or prepared.extra_path:
+            return None
+        mine = Path(prepared.location) / "venv"
+        options = []
+        for marker in self.root.glob(f"*/{MARKER}"):
+            try:
+                other = json.loads(marker.read_text()).get("spec") or {}
+            except (OSError, ValueError):
+                continue
+            reqs = set(other.get("requirements") or ())
+            if (other.get("overlay") or other.get("python") != spec.python
+                    or tuple(other.get("find_links") or ()) != tuple(spec.find_links)
+                    or other.get("index_url") != spec.index_url or not reqs < set(spec.requirements)):
+                continue
+            options.append((len(reqs), marker.parent.name))
+        for _, key in sorted(options):
+            venv = self.root / key / "venv"
+            if not (venv / "bin" / "python").exists() or _pyvenv(venv) != _pyvenv(mine) or not _pyvenv(mine):
+                continue
+            theirs, ours = self._site_dists(key, venv), self._site_dists(prepared.key, mine)
+            if not theirs or any(ours.get(name) is None or ours[name].version != d.version for name, d in theirs.items()):
+                continue
+            host_env = dict(env)
+            host_env["VIRTUAL_ENV"] = str(venv)
+            host_env["PATH"] = str(venv / "bin") + env.get("PATH", "")[len(str(mine / "bin")):]
+            extras = tuple(d for name, d in sorted(ours.items()) if name not in theirs)
+            return Host(str(venv / "bin" / "python"), host_env, str(mine), prepared.python, extras)
+        return None
 
     def remove(self, key: str) -> bool:
         """Delete one environment unless a probe is using or building it; True when something was removed."""
@@ -319,6 +365,16 @@ class UvBackend:
             out.append(Entry(self.name, key, kind, holds, disk_usage(where, seen), float(last),
                              is_in_use(self.cache, self.name, key), str(where)))
         return out
+
+
+def _pyvenv(venv: Path) -> tuple:
+    """The interpreter a virtualenv was made from (``pyvenv.cfg``: its home and version), () when unknown."""
+    try:
+        lines = (venv / "pyvenv.cfg").read_text().splitlines()
+    except OSError:
+        return ()
+    cfg = {k.strip(): v.strip() for k, _, v in (ln.partition("=") for ln in lines)}
+    return (cfg.get("home"), cfg.get("version_info") or cfg.get("version")) if cfg.get("home") else ()
 
 
 def _short_req(req: str) -> str:

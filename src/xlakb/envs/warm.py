@@ -9,7 +9,15 @@ order), a timeout that kills its whole process group.
 Correct first. The server is started with the probe's values of every variable torch and torch_xla read
 while they are imported (``data/import_time.yaml``, measured per release by :func:`scan_import_time`): two
 probes that differ in one of them use two servers; the rest of the probe's environment is set in the child
-before the reproducer runs. The threads the imports started (an idle OpenBLAS pool; torch's compile-worker
+before the reproducer runs.
+
+One server also serves the environments that only add packages to its own (a record's ``packages``: a test
+layer, ``rich``): a :class:`Host` says which, and the child becomes that environment's interpreter (its
+prefix, executable and site folders). That is sound only where the server's import could not have seen the
+additions, and :func:`refusal` checks it against what the server reports its import looked at: no added
+top-level module was looked for, no added distribution's metadata was read (nor, when all were walked, does
+one declare entry points), no added ``.pth`` file, no pkg_resources scan. Otherwise the environment gets a
+server of its own. The threads the imports started (an idle OpenBLAS pool; torch's compile-worker
 pool on some releases) are reported, not forked: a fork copies only the forking thread, as every fork-based
 DataLoader worker does after ``import torch``. That warm and cold probes judge alike is measured for every
 record and release (``benchmarks/bench_warm.py``), not assumed. An interpreter whose server fails to start
@@ -25,6 +33,7 @@ import atexit
 import hashlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -96,6 +105,113 @@ def server_env(release: str | None, env: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
+@dataclass(frozen=True)
+class Dist:
+    """An installed distribution as a host decision needs it: its normalised name and version, the top-level
+    names it installs (modules, packages, extensions), whether it installs a ``.pth`` file (run at start-up)
+    and the entry-point groups it declares."""
+
+    name: str
+    version: str
+    tops: tuple[str, ...] = ()
+    pth: bool = False
+    groups: tuple[str, ...] = ()
+
+
+def normalise(name: str) -> str:
+    """A distribution name as PEP 503 compares them."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def site_dists(site: Path) -> dict[str, Dist]:
+    """The distributions installed in the site folder ``site`` (its ``*.dist-info``), by normalised name."""
+    out: dict[str, Dist] = {}
+    for info in sorted(Path(site).glob("*.dist-info")):
+        meta = {}
+        try:
+            for line in (info / "METADATA").read_text("utf-8", "replace").splitlines():
+                if not line.strip():
+                    break
+                key, _, value = line.partition(":")
+                meta.setdefault(key.strip().lower(), value.strip())
+        except OSError:
+            pass
+        stem = info.name[:-len(".dist-info")]
+        name = meta.get("name") or stem.rpartition("-")[0] or stem
+        version = meta.get("version") or stem.rpartition("-")[2]
+        tops, pth = set(), False
+        try:
+            record = (info / "RECORD").read_text("utf-8", "replace").splitlines()
+        except OSError:
+            record = []
+        for row in record:
+            path = row.split(",", 1)[0].strip().strip('"')
+            if not path or path.startswith(("..", "/")):
+                continue
+            first = path.split("/", 1)[0]
+            if "/" not in path and path.endswith(".pth"):
+                pth = True
+            if first.endswith((".dist-info", ".data")) or first in ("__pycache__", "bin"):
+                continue
+            top = first.split(".", 1)[0] if "/" not in path else first
+            if top:
+                tops.add(top)
+        groups = ()
+        try:
+            groups = tuple(sorted(re.findall(r"^\[([^\]]+)\]", (info / "entry_points.txt").read_text("utf-8", "replace"),
+                                             re.M)))
+        except OSError:
+            pass
+        out[normalise(name)] = Dist(normalise(name), version, tuple(sorted(tops)), pth, groups)
+    return out
+
+
+#: entry-point groups nothing reads while torch and torch_xla are imported (they name commands to install)
+SCRIPT_GROUPS = ("console_scripts", "gui_scripts")
+
+
+@dataclass(frozen=True)
+class Host:
+    """A server of another environment that may serve this probe: ``python`` is that environment's
+    interpreter, ``env`` the probe's variables as a probe of that environment would have them (its
+    VIRTUAL_ENV and PATH); the child becomes the probe's own environment (``prefix``, ``executable``), which
+    holds all the host's distributions at the same versions, and ``extras`` more."""
+
+    python: str
+    env: Mapping[str, str]
+    prefix: str
+    executable: str
+    extras: tuple[Dist, ...]
+
+
+def refusal(view: Mapping, extras: Sequence[Dist]) -> str | None:
+    """Why a server whose import reported ``view`` (its "ready" line) cannot stand for an environment that adds
+    ``extras`` to its own, or None when its import could not have seen them: it looked for none of their
+    top-level names, read none of their metadata (and, when it walked all distributions, none declares entry
+    points other than commands), none installs a ``.pth`` file (run when an interpreter starts), and it loaded
+    no scanner that lists sys.path's distributions once and keeps the list (pkg_resources)."""
+    if not extras:
+        return None
+    if "looked_for" not in view:
+        return "the server did not say what its import looked at"
+    if view.get("scanners"):
+        return f"its import loaded {', '.join(view['scanners'])}, which lists the installed distributions once"
+    looked = set(view.get("looked_for") or ())
+    metadata = {normalise(n) if n != "*" else n for n in view.get("metadata") or ()}
+    for dist in extras:
+        seen = sorted(looked.intersection(dist.tops))
+        if seen:
+            return f"its import looked for {', '.join(seen)}, which {dist.name} {dist.version} adds"
+        if dist.name in metadata:
+            return f"its import read the metadata of {dist.name}"
+        if "*" in metadata and set(dist.groups) - set(SCRIPT_GROUPS):
+            return (f"its import walked the distributions' entry points, and {dist.name} declares "
+                    f"{', '.join(sorted(set(dist.groups) - set(SCRIPT_GROUPS)))}")
+        if dist.pth:
+            return f"{dist.name} installs a .pth file, which an interpreter runs when it starts"
+    return None
+
+
 class WarmServer:
     """One running server: its process, its socket. ``exclusive``: it serves one probe at a time (a server in
     a container puts the container back after each probe, so it cannot share it)."""
@@ -108,6 +224,7 @@ class WarmServer:
         self.socket = folder / "s"
         self.log = folder / "server.log"
         self.ready = False
+        self.view: dict = {}
         script = resources.files("xlakb") / "data" / SERVER
         argv = [python, str(script), "--socket", str(self.socket), "--preload", ",".join(preload),
                 "--idle", str(idle), "--parent", str(os.getpid())]
@@ -129,6 +246,7 @@ class WarmServer:
             if "ready" in msg:
                 self.ready = True
                 self.threads = msg.get("python_threads", [])
+                self.view = msg
                 return
         self.stop()
         tail = self.log.read_text("utf-8", "replace")[-300:].strip() if self.log.exists() else ""
@@ -155,10 +273,12 @@ class WarmServer:
         return ""
 
     def run(self, script: Path, args: Sequence[str], env: Mapping[str, str], cwd: Path, timeout: float,
-            log_path: Path) -> "Reply":
-        """One probe."""
-        return request(self.socket, {"script": str(script), "args": list(args), "env": dict(env), "cwd": str(cwd),
-                                     "log": str(log_path)}, timeout, self.kill, self.python)
+            log_path: Path, become: Mapping[str, str] | None = None) -> "Reply":
+        """One probe (``become``: the prefix and executable of the environment the child is to be)."""
+        probe = {"script": str(script), "args": list(args), "env": dict(env), "cwd": str(cwd), "log": str(log_path)}
+        if become:
+            probe["become"] = dict(become)
+        return request(self.socket, probe, timeout, self.kill, self.python)
 
 
 class ServerGone(XlakbError):
@@ -278,6 +398,7 @@ class WarmPool:
         self.busy: dict[int, int] = {}      # id(server) -> probes running on it
         self.used: dict[int, float] = {}    # id(server) -> when it last finished a probe
         self.cold: dict[str, str] = {}      # key -> why this interpreter runs cold
+        self.refused: dict[tuple, str] = {}  # (host's key, environment prefix) -> why that host cannot serve it
         self.lock = threading.Lock()
         self.key_locks: dict[str, threading.Lock] = {}
         self._count = 0
@@ -352,18 +473,48 @@ class WarmPool:
         for srv in extra:
             srv.stop()
 
+    @property
+    def started(self) -> int:
+        """How many servers this pool has started."""
+        return self._count
+
+    def _hosted(self, host: Host, release: str | None, start: Callable[[Path], "WarmServer"] | None
+                ) -> tuple["WarmServer | None", dict | None]:
+        """The host's server, marked busy, and what the child is to become, when its import could not have seen
+        what the probe's environment adds (:func:`refusal`); else (None, None), remembered per environment."""
+        host_env = server_env(release, host.env)
+        key = (self.key(host.python, host_env), host.prefix)
+        with self.lock:
+            if key in self.refused:
+                return None, None
+        srv = self.acquire(host.python, host_env, start)
+        if srv is None:
+            return None, None
+        why = refusal(srv.view, host.extras)
+        if why is not None:
+            self.release(srv)
+            with self.lock:
+                self.refused[key] = why
+            return None, None
+        return srv, {"prefix": host.prefix, "executable": host.executable}
+
     def run(self, python: str, script: Path, *, args: Sequence[str], env: Mapping[str, str], release: str | None,
             cwd: Path, timeout: float, log_path: Path, on_line: Callable[[str], None] | None = None,
-            cold: Callable[[], RunResult], start: Callable[[Path], "WarmServer"] | None = None) -> RunResult:
-        """Run the probe warm, or call ``cold`` when this interpreter cannot be warmed."""
-        srv = self.acquire(python, server_env(release, env), start)
+            cold: Callable[[], RunResult], start: Callable[[Path], "WarmServer"] | None = None,
+            host: Host | None = None) -> RunResult:
+        """Run the probe warm (forked from ``host``'s server where it may stand for this environment, else from
+        this interpreter's own), or call ``cold`` when this interpreter cannot be warmed."""
+        srv, become = self._hosted(host, release, start) if host is not None else (None, None)
+        if srv is None:
+            srv = self.acquire(python, server_env(release, env), start)
         if srv is None:
             return cold()
         log_path.parent.mkdir(parents=True, exist_ok=True)
         note = ""
         began = time.monotonic()
         try:
-            reply = srv.run(script, args, env, cwd, timeout, log_path)
+            reply = srv.run(script, args, env, cwd, timeout, log_path, become) if become else \
+                srv.run(script, args, env, cwd, timeout, log_path)
         except ServerGone as err:  # the probe died with its server: an error, as a killed cold probe is
             reply = Reply(-9, False, time.monotonic() - began)
             note = f"killed: {err}"
@@ -433,22 +584,29 @@ char *secure_getenv(const char *name) { return getenv(name); }
 _PY_WATCH = r"""
 import os, sys
 seen, walkers = set(), set()
-def walker():
-    f = sys._getframe(2)
+walk = [None]  # (frame, line) of the newest walk: what it reads of each variable is no read by name
+def origin(depth):
+    f = sys._getframe(depth)
     while f is not None and f.f_code.co_filename.endswith(("os.py", "_collections_abc.py", "<frozen os>",
                                                             "<frozen _collections_abc>")):
         f = f.f_back
-    name = f.f_code.co_filename if f is not None else "?"
-    return name.split("site-packages/", 1)[-1]
+    return f
+def read(key):
+    f = origin(3)  # read <- Watched's method <- its caller
+    if f is None or walk[0] != (id(f), f.f_lineno):
+        seen.add(key)
 class Watched(type(os.environ)):
     def __getitem__(self, key):
-        seen.add(key); return super().__getitem__(key)
+        read(key); return super().__getitem__(key)
     def __contains__(self, key):
-        seen.add(key); return super().__contains__(key)
+        read(key); return super().__contains__(key)
     def get(self, key, default=None):
-        seen.add(key); return super().get(key, default)
+        read(key); return super().get(key, default)
     def __iter__(self):
-        walkers.add(walker()); return super().__iter__()
+        f = origin(2)
+        walk[0] = (id(f), f.f_lineno) if f is not None else None
+        walkers.add(f.f_code.co_filename.split("site-packages/", 1)[-1] if f is not None else "?")
+        return super().__iter__()
 os.environ = Watched(os.environ._data, os.environ.encodekey, os.environ.decodekey, os.environ.encodevalue,
                      os.environ.decodevalue)
 for name in sys.argv[1].split(","):
