@@ -419,3 +419,44 @@ def test_site_dists_reads_names_versions_top_level_names_pth_and_entry_points(tm
     got = warm.site_dists(site)
     assert got == {"my-pkg": warm.Dist("my-pkg", "1.2", ("_speed", "helper", "my_pkg"), True,
                                        ("console_scripts", "torch.backends"))}
+
+
+def test_prestart_starts_the_server_a_probe_then_forks_from(kb, house, monkeypatch):
+    """Ahead of a probe: its environment is built and its server started; the probe then starts no other."""
+    from xlakb.runner import prestart
+
+    monkeypatch.setenv("XLAKB_WARM", "1")
+    fake_record(kb)
+    record, cand, backend = load_record(kb, "fake-bug"), release("2.5.1"), UvBackend()
+    prestart(record, cand, backend, find_links=(str(house),), index_url="none")
+    assert warm.pool().started == 1
+    res = probe(record, cand, backend, find_links=(str(house),), index_url="none")
+    assert (res.start, res.verdict.value, warm.pool().started) == ("warm", "reproduced", 1)
+
+
+def test_a_batch_starts_the_next_releases_server_while_this_ones_probes_run(kb, house, monkeypatch, tmp_path):
+    """Each release after the first is prestarted once, when the batch reaches the release before it, and not
+    when what it would probe first is in the verdict cache already."""
+    from xlakb.executors import LocalExecutor
+    from xlakb.matrix import run_batch
+    from xlakb.runner import VerdictCache
+
+    monkeypatch.setenv("XLAKB_WARM", "1")
+    fake_record(kb)
+    fake_record(kb, "fake-other")
+    asked = []
+
+    class Recording(LocalExecutor):
+        def prestart(self, task, backend, *, progress=None):
+            asked.append((task.record.id, task.candidate.label))
+            super().prestart(task, backend, progress=progress)
+
+    pairs = [(load_record(kb, rid), release(v)) for rid in ("fake-bug", "fake-other") for v in ("2.4.0", "2.5.1", "2.6.0")]
+    cache = VerdictCache(tmp_path / "verdicts")
+    results = run_batch(pairs, UvBackend(), executor=Recording(2), cache=cache, find_links=(str(house),), index_url="none")
+    assert asked == [("fake-bug", "2.5.1"), ("fake-bug", "2.6.0")]
+    assert [r.verdict.value for r in results] == ["reproduced", "reproduced", "not-reproduced"] * 2
+    assert {r.start for r in results} == {"warm"} and warm.pool().started == 3  # one server per release
+    asked.clear()
+    run_batch(pairs, UvBackend(), executor=Recording(2), cache=cache, find_links=(str(house),), index_url="none")
+    assert asked == []

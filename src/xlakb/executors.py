@@ -40,7 +40,7 @@ from .envs import Backend, cache_dir
 from .errors import XlakbError
 from .progress import NullProgress, Progress
 from .records import Record
-from .runner import ProbeResult, error_result, try_probe
+from .runner import ProbeResult, error_result, prestart, try_probe
 
 #: how many more times Ray runs a probe whose worker process or node died
 RAY_RETRIES = 2
@@ -72,6 +72,10 @@ class Executor(Protocol):
         """Start one probe with ``backend`` (remote executors use the backend of that name on the worker).
         The future never raises. ``on_start`` is called when the probe starts, where the executor can tell."""
 
+    def prestart(self, task: ProbeTask, backend: Backend, *, progress: Progress | None = None) -> None:
+        """Get ``task``'s probe ready ahead, where probes run and the executor can (its environment, its warm
+        server), while other probes run; never blocks and never fails the batch."""
+
     def close(self) -> None:
         """Wait for nothing more; release what the executor holds (threads, a cluster it started)."""
 
@@ -93,6 +97,7 @@ class LocalExecutor:
             raise XlakbError(f"-j must be at least 1, got {jobs}")
         self.slots = jobs
         self._pool = cf.ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else None
+        self._ahead: list[threading.Thread] = []
 
     def submit(self, task: ProbeTask, backend: Backend, *, progress: Progress | None = None,
                on_start: Callable[[], None] | None = None) -> "cf.Future[ProbeResult]":
@@ -107,9 +112,19 @@ class LocalExecutor:
         done.set_result(one())
         return done
 
+    def prestart(self, task: ProbeTask, backend: Backend, *, progress: Progress | None = None) -> None:
+        """In a thread of its own, beside the probes' slots."""
+        ahead = threading.Thread(target=prestart, args=(task.record, task.candidate, backend),
+                                 kwargs=dict(progress=progress, find_links=task.find_links, index_url=task.index_url),
+                                 name="xlakb-prestart", daemon=True)
+        ahead.start()
+        self._ahead.append(ahead)
+
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
+        for ahead in self._ahead:
+            ahead.join()
 
 
 def task_resources(record: Record) -> dict:
@@ -327,6 +342,9 @@ class RayExecutor:
         self._feasible: dict[tuple, str | None] = {}
         nodes = [n for n in ray.nodes() if n.get("Alive")]
         self.slots = max(1, int(sum(n["Resources"].get("CPU", 0) for n in nodes)))
+
+    def prestart(self, task: ProbeTask, backend: Backend, *, progress: Progress | None = None) -> None:
+        """Nothing: which node runs the next probe is Ray's choice (a worker keeps its own servers)."""
 
     def submit(self, task: ProbeTask, backend: Backend, *, progress: Progress | None = None,
                on_start: Callable[[], None] | None = None) -> "cf.Future[ProbeResult]":

@@ -115,12 +115,35 @@ def _drive(pairs, backend, executor, progress, cache, find_links, index_url, on_
     queue = sorted(range(len(pairs)), key=lambda i: (order[pairs[i][1].label], later[i], alike[i], i))
     results: list[ProbeResult | None] = [None] * len(pairs)
     lock = threading.Lock()
+    # once a release's first probe starts, the next release's servers start beside its probes (their
+    # environments built first if need be): no core waits for an import when the batch moves on
+    firsts: dict[str, list[int]] = {}
+    for i in queue:
+        firsts.setdefault(pairs[i][1].label, [])
+        if not later[i]:
+            firsts[pairs[i][1].label].append(i)
+    after = dict(zip(list(firsts), list(firsts)[1:]))
+    ahead: set = set()
+
+    def ahead_of(label: str) -> None:
+        following = after.get(label)
+        with lock:
+            if following is None or following in ahead:
+                return
+            ahead.add(following)
+        for i in firsts[following]:
+            record, cand = pairs[i]
+            if cache and cache.get(verdict_key(record, cand, backend.name, find_links=find_links, index_url=index_url)):
+                continue
+            executor.prestart(ProbeTask(record, cand, find_links, index_url), backend, progress=progress)
+
     done: list[float] = []
     started = time.monotonic()
     slots = executor.slots
 
     def starting(i: int) -> None:
         record, cand = pairs[i]
+        ahead_of(cand.label)
         with lock:
             left = len(pairs) - len(done)
             eta = ""

@@ -340,6 +340,22 @@ def probe(
     return probe_result
 
 
+def prestart(record: Record, candidate: Candidate, backend: Backend, *, progress: Progress | None = None,
+             find_links: tuple[str, ...] = (), index_url: str | None = None) -> None:
+    """Get a probe of ``record`` on ``candidate`` ready ahead of it: its environment built and, where it will
+    start warm, its warm server started (:meth:`Backend.prestart`). Best effort: what goes wrong is left for
+    the probe itself to meet and report."""
+    spec = env_spec(record, candidate, find_links=find_links, index_url=index_url)
+    keys = [spec.key()] + ([spec.base().key()] if spec.overlay else [])
+    try:
+        with in_use(backend.cache, backend.name, keys):
+            prepared = backend.ensure(spec, progress or NullProgress())
+            if warm_allowed(record, candidate):
+                backend.prestart(prepared, run_env(record, candidate.settings, candidate))
+    except (XlakbError, OSError):
+        pass
+
+
 def try_probe(record: Record, candidate: Candidate, backend: Backend, **kwargs) -> ProbeResult:
     """:func:`probe`, but a candidate whose environment cannot be built becomes an
     error result with the reason (so one broken build never ends a matrix or bisection)."""

@@ -107,6 +107,11 @@ class Backend(Protocol):
     def ensure(self, spec: EnvSpec, progress: Progress) -> Prepared:
         """Build the environment unless a healthy cached one exists; return it."""
 
+    def prestart(self, prepared: Prepared, env: Mapping[str, str]) -> None:
+        """Start, without a probe, the warm server a probe of ``prepared`` with ``env`` would be forked from (a
+        batch does it for the next release while this one's probes run, so no core waits for an import).
+        Best effort: what goes wrong is left to the probe."""
+
     def run(
         self,
         prepared: Prepared,

@@ -517,6 +517,9 @@ class DockerBackend:
         return house
 
     # -- running ---------------------------------------------------------------------
+    def prestart(self, prepared: Prepared, env: Mapping[str, str]) -> None:
+        """Nothing ahead: a container's server serves one probe at a time and is started for it."""
+
     def run(
         self,
         prepared: Prepared,

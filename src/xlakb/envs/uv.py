@@ -30,7 +30,7 @@ from ..errors import XlakbError
 from ..progress import NullProgress, Progress
 from . import EnvSpec, Prepared, cache_dir
 from .cache import Entry, disk_usage, exclusive, is_in_use, touch
-from .warm import Host, site_dists
+from .warm import Host, pool, server_env, site_dists
 
 MARKER = "xlakb-env.json"
 LAST_USED = ".last-used"  # its mtime: when the environment was last used (xlakb env list/prune)
@@ -243,11 +243,7 @@ class UvBackend:
     ) -> proc.RunResult:
         touch(Path(prepared.location) / LAST_USED)
         script, log_path = Path(script).resolve(), Path(log_path).resolve()  # a server's own folder is its cwd
-        full = dict(env)
-        full["VIRTUAL_ENV"] = str(Path(prepared.python).parent.parent)
-        full["PATH"] = f"{Path(prepared.python).parent}{os.pathsep}{full.get('PATH', os.defpath)}"
-        if prepared.extra_path:
-            full["PYTHONPATH"] = os.pathsep.join(prepared.extra_path)
+        full = _full_env(prepared, env)
 
         def cold() -> proc.RunResult:
             return proc.run([prepared.python, str(script), *args], env=full, cwd=script.parent, timeout=timeout,
@@ -260,6 +256,12 @@ class UvBackend:
         return warm_start.pool().run(prepared.python, script, args=args, env=full, release=_release(prepared.spec),
                                      cwd=script.parent, timeout=timeout, log_path=log_path, on_line=on_line, cold=cold,
                                      host=self.host(prepared, full))
+
+    def prestart(self, prepared: Prepared, env: Mapping[str, str]) -> None:
+        full = _full_env(prepared, env)
+        host = self.host(prepared, full)
+        python, server = (host.python, host.env) if host is not None else (prepared.python, full)
+        pool().start(python, server_env(_release(prepared.spec), server))
 
     # -- one warm server for environments that only add packages ---------------------
     def _site_dists(self, key: str, venv: Path) -> dict:
@@ -365,6 +367,17 @@ class UvBackend:
             out.append(Entry(self.name, key, kind, holds, disk_usage(where, seen), float(last),
                              is_in_use(self.cache, self.name, key), str(where)))
         return out
+
+
+def _full_env(prepared: Prepared, env: Mapping[str, str]) -> dict[str, str]:
+    """A probe's variables in ``prepared``: its own and the virtualenv's (VIRTUAL_ENV, its bin first on PATH,
+    a commit overlay on PYTHONPATH)."""
+    full = dict(env)
+    full["VIRTUAL_ENV"] = str(Path(prepared.python).parent.parent)
+    full["PATH"] = f"{Path(prepared.python).parent}{os.pathsep}{full.get('PATH', os.defpath)}"
+    if prepared.extra_path:
+        full["PYTHONPATH"] = os.pathsep.join(prepared.extra_path)
+    return full
 
 
 def _pyvenv(venv: Path) -> tuple:

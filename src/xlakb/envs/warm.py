@@ -456,6 +456,13 @@ class WarmPool:
             self._trim()
             return srv
 
+    def start(self, python: str, env: Mapping[str, str]) -> None:
+        """Have a server for this interpreter and import-time environment running (started now when there is
+        none), without a probe."""
+        srv = self.acquire(python, env)
+        if srv is not None:
+            self.release(srv)
+
     def release(self, srv: "WarmServer") -> None:
         with self.lock:
             self.busy[id(srv)] = max(0, self.busy.get(id(srv), 1) - 1)
