@@ -248,7 +248,7 @@ class _FakeServer:
     def note(self, code, reply):
         return ""
 
-    def run(self, script, args, env, cwd, timeout, log_path):
+    def run(self, script, args, env, cwd, timeout, log_path, become=None):
         time.sleep(self.nap)
         log_path.write_text("ok\n")
         return warm.Reply(0, False, self.nap)

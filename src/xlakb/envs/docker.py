@@ -947,8 +947,11 @@ class _WarmContainer:
         return ""
 
     def run(self, script: Path, args: Sequence[str], env: Mapping[str, str], cwd: Path, timeout: float,
-            log_path: Path):
+            log_path: Path, become: Mapping[str, str] | None = None):
         from .warm import request
+
+        if become:  # a container holds one environment: the pool never asks it to be another
+            raise XlakbError("a warm container cannot serve another environment's probe")
 
         runs = self.folder / "run"
         runs.mkdir(mode=0o755, exist_ok=True)

@@ -91,6 +91,7 @@ class UvBackend:
         self.cache = root or cache_dir()
         self.root = self.cache / "envs" / "uv"
         self._dists: dict[str, dict] = {}  # environment key -> its distributions (an environment never changes)
+        self._hosts: dict[str, tuple[Path, tuple]] = {}  # environment key -> its host's venv and what it adds
 
     def available(self) -> str | None:
         try:
@@ -251,11 +252,9 @@ class UvBackend:
 
         if not warm:
             return cold()
-        from . import warm as warm_start
-
-        return warm_start.pool().run(prepared.python, script, args=args, env=full, release=_release(prepared.spec),
-                                     cwd=script.parent, timeout=timeout, log_path=log_path, on_line=on_line, cold=cold,
-                                     host=self.host(prepared, full))
+        return pool().run(prepared.python, script, args=args, env=full, release=_release(prepared.spec),
+                          cwd=script.parent, timeout=timeout, log_path=log_path, on_line=on_line, cold=cold,
+                          host=self.host(prepared, full))
 
     def prestart(self, prepared: Prepared, env: Mapping[str, str]) -> None:
         full = _full_env(prepared, env)
@@ -280,6 +279,22 @@ class UvBackend:
         if spec.overlay or prepared.extra_path:
             return None
         mine = Path(prepared.location) / "venv"
+        known = self._hosts.get(prepared.key)
+        if known is None or not (known[0] / "bin" / "python").exists():  # found once, unless pruned since
+            known = self._find_host(prepared, mine)
+        if known is None:
+            return None
+        self._hosts[prepared.key] = known
+        venv, extras = known
+        host_env = dict(env)
+        host_env["VIRTUAL_ENV"] = str(venv)
+        host_env["PATH"] = str(venv / "bin") + env.get("PATH", "")[len(str(mine / "bin")):]
+        return Host(str(venv / "bin" / "python"), host_env, str(mine), prepared.python, extras)
+
+    def _find_host(self, prepared: Prepared, mine: Path) -> tuple[Path, tuple] | None:
+        """The host of :meth:`host` among the cached environments: its venv and the distributions ``prepared``
+        adds to it."""
+        spec = prepared.spec
         options = []
         for marker in self.root.glob(f"*/{MARKER}"):
             try:
@@ -299,11 +314,7 @@ class UvBackend:
             theirs, ours = self._site_dists(key, venv), self._site_dists(prepared.key, mine)
             if not theirs or any(ours.get(name) is None or ours[name].version != d.version for name, d in theirs.items()):
                 continue
-            host_env = dict(env)
-            host_env["VIRTUAL_ENV"] = str(venv)
-            host_env["PATH"] = str(venv / "bin") + env.get("PATH", "")[len(str(mine / "bin")):]
-            extras = tuple(d for name, d in sorted(ours.items()) if name not in theirs)
-            return Host(str(venv / "bin" / "python"), host_env, str(mine), prepared.python, extras)
+            return venv, tuple(d for name, d in sorted(ours.items()) if name not in theirs)
         return None
 
     def remove(self, key: str) -> bool:

@@ -47,6 +47,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from packaging.utils import canonicalize_name
+
 from ..errors import XlakbError
 from ..proc import RunResult, kill_group
 
@@ -118,11 +120,6 @@ class Dist:
     groups: tuple[str, ...] = ()
 
 
-def normalise(name: str) -> str:
-    """A distribution name as PEP 503 compares them."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def site_dists(site: Path) -> dict[str, Dist]:
     """The distributions installed in the site folder ``site`` (its ``*.dist-info``), by normalised name."""
     out: dict[str, Dist] = {}
@@ -162,7 +159,7 @@ def site_dists(site: Path) -> dict[str, Dist]:
                                              re.M)))
         except OSError:
             pass
-        out[normalise(name)] = Dist(normalise(name), version, tuple(sorted(tops)), pth, groups)
+        out[canonicalize_name(name)] = Dist(canonicalize_name(name), version, tuple(sorted(tops)), pth, groups)
     return out
 
 
@@ -197,7 +194,7 @@ def refusal(view: Mapping, extras: Sequence[Dist]) -> str | None:
     if view.get("scanners"):
         return f"its import loaded {', '.join(view['scanners'])}, which lists the installed distributions once"
     looked = set(view.get("looked_for") or ())
-    metadata = {normalise(n) if n != "*" else n for n in view.get("metadata") or ()}
+    metadata = {canonicalize_name(n) if n != "*" else n for n in view.get("metadata") or ()}
     for dist in extras:
         seen = sorted(looked.intersection(dist.tops))
         if seen:
@@ -520,8 +517,7 @@ class WarmPool:
         note = ""
         began = time.monotonic()
         try:
-            reply = srv.run(script, args, env, cwd, timeout, log_path, become) if become else \
-                srv.run(script, args, env, cwd, timeout, log_path)
+            reply = srv.run(script, args, env, cwd, timeout, log_path, become)
         except ServerGone as err:  # the probe died with its server: an error, as a killed cold probe is
             reply = Reply(-9, False, time.monotonic() - began)
             note = f"killed: {err}"
