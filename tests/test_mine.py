@@ -152,6 +152,39 @@ def test_candidates_are_classified_and_what_a_cpu_cannot_run_is_left_out(upstrea
     assert second.env["XLA_METRICS_FILE"] == "/tmp/m.txt"  # what upstream's script puts before the file's line
 
 
+def test_a_file_the_cpu_script_does_not_list_is_tried_with_its_common_settings(tmp_path):
+    """A test file upstream's CPU script does not run (its TPU job may) is still a candidate: it runs with the
+    settings the script exports for every test, and the probe decides (a skip is untestable)."""
+    repo = tmp_path / "xla"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "master")
+    commit(repo, "Initial (#1)", {"test/run_tests.sh": RUN_TESTS})
+    release(repo, "r2.5", "v2.5.1")
+    commit(repo, "Make sure an in-place update keeps its view (#201)", {
+        "test/test_inplace_update.py": "import unittest\n\n\nclass T(unittest.TestCase):\n\n  def test_view(self):\n    pass\n"})
+    release(repo, "r2.6", "v2.6.0")
+    rows = find(repo, "2.5.1", "2.6.0", ["2.5.1", "2.6.0"])
+    [row] = [m for m in rows if m.test]
+    assert (row.status, row.cls, row.test) == ("pending", "bug", "T.test_view")
+    assert row.env == {"PYTORCH_TEST_WITH_SLOW": "1", "CPU_NUM_DEVICES": "4"}
+
+
+@pytest.mark.parametrize("subject, cls", [
+    ("Make sure printing a tensor keeps its sharding (#5)", "bug"),
+    ("should_donate should not propagate to the output data (#7585)", "bug"),
+    ("Add missing shape metadata for the last replaced fx node (#6805)", "bug"),
+    ("Workaround that einsum with FakeTensor input (#5597)", "bug"),
+    ("Do manual type conversion for isnan op (#6110)", "dtype-precision"),
+    ("`mul`: convert inputs to result type. (#7130)", "dtype-precision"),
+    ("Added softmax to autocast policy (#8509)", "dtype-precision"),
+    ("Add API to assemble CPU shards to a sharded tensor (#5630)", "other"),
+    ("Introduce the `scan` interface (#7848)", "other"),
+    ("Ensure the docs build on CI (#9)", "docs-ci-infra"),
+])
+def test_fix_words_beyond_fix_name_a_fix(subject, cls):
+    assert triggers.classify(subject)[0] == cls
+
+
 def test_upstream_test_script_is_read_for_each_file():
     assert runscript.test_env(RUN_TESTS, "test/test_func.py") == {
         "PYTORCH_TEST_WITH_SLOW": "1", "CPU_NUM_DEVICES": "4", "XLA_DISABLE_FUNCTIONALIZATION": "1"}
@@ -346,3 +379,16 @@ def test_a_mined_proof_of_an_existing_record_is_attached_and_compared(kb, upstre
     assert proof["pr"] == 101 and proof["verdicts"]["2.5.1"][0] == "reproduced"
     assert proof["agreement"] == "the record says fixed in 2.7.0, the fix first shipped in 2.6.0"
     assert not (kb / "issues" / "mined-pr101-bug-is-gone.yaml").exists()  # no second record of the same fix
+
+
+def test_a_new_run_keeps_what_was_measured_and_not_what_old_rules_left_out():
+    from xlakb.mining.mine import Mined, merge
+
+    def row(test, status, reason=""):
+        return Mined(commit="a" * 40, pr=1, subject="s", date="2024-01-01", cls="bug", path="test/test_x.py",
+                     test=test, status=status, reason=reason)
+
+    old = [row("T.test_measured", "passes-before", "passes on 2.5.1"), row("T.test_left_out", "excluded", "old rule")]
+    new = merge(old, [row("T.test_measured", "pending"), row("T.test_left_out", "pending")])
+    assert [(m.test, m.status, m.reason) for m in new] == [
+        ("T.test_measured", "passes-before", "passes on 2.5.1"), ("T.test_left_out", "pending", "")]

@@ -2,7 +2,8 @@
 
 1. :func:`find` reads a clone: the commits that change a test between two releases, their class
    (``data/mine_rules.yaml``), the test functions each one added or changed, what those need (a CPU machine
-   runs only some), how upstream's CPU test script runs them, and the first release with the fix.
+   runs only some), how upstream's CPU test script runs them (a file it does not list: with the settings it
+   gives every test), and the first release with the fix.
 2. :func:`prove` runs each candidate test like a reproducer (:mod:`xlakb.mining.bundle`) on the release
    before the fix and on the first fixed release. It is proved only when it fails before and passes after.
 3. :func:`record_for` makes a record of a proved candidate: its claims come from a 12-release matrix,
@@ -132,10 +133,11 @@ def find(repo, start: str, end: str, published: list[str], progress: Progress | 
                     row.status, row.reason = "excluded", f"needs {', '.join(dict.fromkeys(need))}"
                 elif triggers.fallback_only(t):
                     row.status, row.reason = "excluded", "checks which ops fell back (metrics counters): speed, not a failure"
-                elif env is None:
-                    row.status, row.reason = "excluded", "upstream's CPU test script (test/run_tests.sh) does not run this file"
                 else:
-                    row.env = env
+                    # a file upstream's CPU script does not list (its TPU or GPU job may) is still tried, with the
+                    # settings the script gives every test: what it needs shows when it runs (a skip, a missing
+                    # device comes back untestable), and only a failure before and a pass after proves it
+                    row.env = env if env is not None else runscript.exported(script)
                     row.packages = list(TEST_PACKAGES) + (["torchvision"] if "torchvision" in _imports(source) else [])
                 out.append(row)
         if not found:
@@ -276,12 +278,13 @@ def save_table(root: Path, rows: list[Mined], meta: dict) -> Path:
 
 
 def merge(old: list[Mined], new: list[Mined]) -> list[Mined]:
-    """The candidates found now, each keeping what an earlier run measured of it (same key)."""
+    """The candidates found now, each keeping what an earlier run measured of it (same key). An exclusion is
+    not measured: it is what the rules of this run say (a row the old rules left out is pending now)."""
     kept = {m.key: m for m in old}
     out = []
     for m in new:
         before = kept.get(m.key)
-        if before is not None and before.status not in ("pending",) and m.status == "pending":
+        if before is not None and before.status not in ("pending", "excluded") and m.status == "pending":
             m.status, m.reason, m.verdicts, m.failure, m.record = (before.status, before.reason, before.verdicts,
                                                                    before.failure, before.record)
             m.test_commit, m.line = before.test_commit, before.line if before.test_commit else m.line
