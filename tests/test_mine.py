@@ -219,6 +219,17 @@ RUNNER_CASES = {
                          125, "untestable: the test calls an API this release lacks"),
     "missing-class-attribute": ("raise AttributeError(\"type object 'GRU' has no attribute '_orig'\")", 125,
                                 "untestable: the test calls an API this release lacks"),
+    # a method the fix added to a torch_xla class (XLAShardedTensor.redistribute): an API, not the bug
+    "missing-method": ("X = type('XLAShardedTensor', (), {'__module__': 'torch_xla.distributed.spmd'}); X().redistribute()",
+                       125, "untestable: the test calls an API this release lacks"),
+    "missing-method-in-subtest": ("X = type('XLAShardedTensor', (), {'__module__': 'torch_xla.distributed.spmd'})\n"
+                                  "    for p in (1, 2):\n      with self.subTest(placement=p):\n        X().redistribute()",
+                                  125, "untestable: the test calls an API this release lacks"),
+    # ... but an attribute of None, or a property of such a class that failed, is the test's failure
+    "none-attribute": ("None.device", 1, "XLAKB-TRIGGER ERROR T.test_it: AttributeError: 'NoneType' object has no attribute"),
+    "failing-property": ("ns = {}; exec(compile('class S:\\n  __module__ = \"torch_xla.x\"\\n  @property\\n  def spec(self):\\n"
+                         "    return self.gone\\n', '/site-packages/torch_xla/x.py', 'exec'), ns); ns['S']().spec",
+                         1, "XLAKB-TRIGGER ERROR T.test_it: AttributeError: 'S' object has no attribute 'gone'"),
     "pybind-signature": ("raise TypeError('__init__(): incompatible constructor arguments. The following argument types')",
                          125, "untestable: the test calls an API this release lacks"),
 }
@@ -247,6 +258,20 @@ def _run_one(tmp_path, source: str, test: str):
     runner = Path(__file__).resolve().parent.parent / "src" / "xlakb" / "data" / "trigger_runner.py"
     return subprocess.run([sys.executable, str(runner), "test/test_y.py", test], cwd=tmp_path, capture_output=True,
                           text=True, timeout=60)
+
+
+def test_a_package_the_environment_lacks_is_the_runners_problem_not_the_bugs(tmp_path):
+    """torch 2.9 no longer brings setuptools: a test module that imports it cannot be judged there (3); a
+    torch_xla module missing is an API the release lacks (125); an error raised by the module is the bug's (1)."""
+    body = "import unittest\n\n\nclass T(unittest.TestCase):\n\n  def test_it(self):\n    pass\n"
+    r = _run_one(tmp_path, "import setuptools_gone_here\n" + body, "T.test_it")
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert r.stdout.strip().splitlines()[-1].startswith(
+        "XLAKB-TRIGGER BROKEN T.test_it: the test module imports a package this environment lacks: ModuleNotFoundError")
+    r = _run_one(tmp_path, "import torch_xla.no_such_module\n" + body, "T.test_it")
+    assert r.returncode == 125 and "untestable: the test module needs an API this release lacks" in r.stdout
+    r = _run_one(tmp_path, "raise ValueError('module-level bug')\n" + body, "T.test_it")
+    assert r.returncode == 1 and "XLAKB-TRIGGER ERROR T.test_it: ValueError: module-level bug" in r.stdout
 
 
 def test_a_device_generic_test_runs_as_its_xla_instances(tmp_path):
@@ -360,6 +385,27 @@ def test_mine_proves_a_fix_and_writes_its_record(kb, upstream, wheelhouse, test_
     again = rows["Fix wrong dtype of foo (#104)", "T.test_dtype"]
     assert again["status"] == "passes-before" and again["reason"] != "stale"
     assert rows["Fix the BUG attribute on XLA tensors (#101)", "TestBug.test_bug_is_gone"]["status"] == "proved"
+    # the test's own assertion names no bug a user would paste: the record offers triage nothing
+    assert rows["Fix the BUG attribute on XLA tensors (#101)", "TestBug.test_bug_is_gone"]["triage"] == "none"
+    assert "signatures" not in yaml.safe_load((kb / "issues" / "mined-pr101-bug-is-gone.yaml").read_text())
+
+    # a record made before mined records carried triage signatures: run once more on its last failing
+    # release (2.5.1), the signatures read from that log go in after the symptoms, and validate accepts it
+    import xlakb.mining.mine as mine_mod
+
+    table = json.loads(path.read_text())
+    for r in table["candidates"]:
+        r["triage"] = ""
+    path.write_text(json.dumps(table))
+    seen = []
+    sig = [{"message": "RuntimeError: BUG is present"}, {"frame": {"file": r"bug\.py", "function": "check"}}]
+    monkeypatch.setattr(mine_mod, "triage_signatures", lambda log: seen.append(log) or sig)
+    assert main(argv) == 0
+    assert len(seen) == 1 and "XLAKB-TRIGGER FAILED TestBug.test_bug_is_gone" in seen[0]  # the log of 2.5.1's run
+    rec = yaml.safe_load((kb / "issues" / "mined-pr101-bug-is-gone.yaml").read_text())
+    assert list(rec).index("signatures") == list(rec).index("symptoms") + 1 and rec["signatures"] == sig
+    assert main(["--root", str(kb), "validate"]) == 0
+    assert main(argv) == 0 and len(seen) == 1  # done once: the table remembers it
 
 
 def test_a_mined_proof_of_an_existing_record_is_attached_and_compared(kb, upstream, wheelhouse, test_packages,
@@ -392,3 +438,52 @@ def test_a_new_run_keeps_what_was_measured_and_not_what_old_rules_left_out():
     new = merge(old, [row("T.test_measured", "pending"), row("T.test_left_out", "pending")])
     assert [(m.test, m.status, m.reason) for m in new] == [
         ("T.test_measured", "passes-before", "passes on 2.5.1"), ("T.test_left_out", "pending", "")]
+
+
+def test_a_mined_record_offers_triage_the_error_and_torch_xla_frame_it_measured_never_the_tests_own():
+    from xlakb.mining.mine import triage_signatures
+
+    crash = """ERROR: test_index_copy (__main__.TestOps.test_index_copy)
+Traceback (most recent call last):
+  File "/tmp/xlakb-trigger/test/test_ops.py", line 88, in test_index_copy
+    out = torch.index_copy(t, 0, idx, src)
+  File "/root/.cache/xlakb/envs/uv/ab/venv/lib/python3.11/site-packages/torch_xla/core/xla_op_registry.py", line 41, in lower_index_copy
+    return torch_xla._XLAC._xla_index_copy(a, b)
+RuntimeError: torch_xla/csrc/tensor_methods.cpp:1204 : Check failed: index->shape().rank() == 1 (2 vs. 1)
+XLAKB-TRIGGER ERROR TestOps.test_index_copy: RuntimeError: torch_xla/csrc/tensor_methods.cpp:1204 : Check failed
+"""
+    sigs = triage_signatures(crash)
+    kinds = [next(iter(s)) for s in sigs]
+    assert "check" in kinds or "frame" in kinds, sigs
+    assert not any("call" in s or "env" in s for s in sigs)  # upstream's test code is not a user's call
+    assert any(s.get("frame", {}).get("function") == "lower_index_copy" for s in sigs)
+    assert {"check": "Check failed"} not in sigs  # nothing of the runner's own summary line
+    assertion = """FAIL: test_dtype (__main__.T.test_dtype)
+Traceback (most recent call last):
+  File "/tmp/xlakb-trigger/test/test_ops.py", line 12, in test_dtype
+    self.assertEqual(a.dtype, torch.float32)
+AssertionError: torch.bfloat16 != torch.float32
+XLAKB-TRIGGER FAILED T.test_dtype: AssertionError: torch.bfloat16 != torch.float32
+"""
+    assert triage_signatures(assertion) == []  # the test's own assertion names no bug a user would paste
+
+
+def test_a_release_the_matrix_could_not_judge_is_not_an_end_of_the_bisection():
+    from xlakb.mining.mine import _bisect_ends
+
+    def rows(verdicts):
+        versions = ["2.1.0", "2.2.0", "2.3.0", "2.4.0"]
+        return [{"candidate": v, "kind": "release", "verdict": x} for v, x in zip(versions, verdicts)]
+
+    assert _bisect_ends(rows(["reproduced", "reproduced", "not-reproduced", "not-reproduced"])) == (None, None)
+    assert _bisect_ends(rows(["untestable", "reproduced", "not-reproduced", "error"])) == (None, "2.3.0")
+    assert _bisect_ends(rows(["error", "reproduced", "not-reproduced", "not-reproduced"])) == ("2.2.0", None)
+
+
+def test_a_test_that_checks_an_op_no_longer_falls_back_is_speed_not_a_failure():
+    source = ("import unittest\n\n\nclass T(unittest.TestCase):\n\n"
+              "  def test_shift_no_fallback(self):\n    self._test_no_fallback(torch.bitwise_left_shift, (a, b))\n\n"
+              "  def test_shift(self):\n    self.assertEqual(shift(a), b)\n")
+    found = {t.test: t for t in triggers.changed_tests(source, "test/test_operations.py", list(range(1, 12)))}
+    assert triggers.fallback_only(found["T.test_shift_no_fallback"])
+    assert not triggers.fallback_only(found["T.test_shift"])

@@ -302,6 +302,8 @@ def cmd_mine(args) -> int:
         print(f"second proof of {rid}: {agreement} (bisect/{rid}/mined-proof.json)")
     for key, why in out.left:
         print(f"no record for {key}: {why}")
+    for rid in out.signed:
+        print(f"triage signatures from its measured failure: issues/{rid}.yaml")
     print(f"table: {out.table.relative_to(root)}")
     return 0
 
@@ -772,8 +774,9 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
     sp.add_argument("--limit", type=int, metavar="N", help="prove at most N pending candidates this run")
     sp.add_argument("--find-only", action="store_true", help="list and classify the candidates, run nothing")
     sp.add_argument("--no-records", action="store_true", help="prove candidates but write no record")
-    sp.add_argument("--retry", action="append", choices=("error", "untestable", "fails-after", "passes-before"),
-                    help="prove the candidates with this outcome again (repeatable), e.g. after the runner changed")
+    sp.add_argument("--retry", action="append", choices=("error", "untestable", "fails-after", "passes-before", "proved"),
+                    help="prove the candidates with this outcome again (repeatable), e.g. after the runner changed; "
+                         "proved: only those no record was made of yet")
     runner_opts(sp)
     sp.set_defaults(func=cmd_mine)
 

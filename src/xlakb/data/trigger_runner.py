@@ -11,7 +11,8 @@ mistaken for the runner's), alone, with unittest. Exit codes, as every reproduce
          XLAKB-TRIGGER FAILED|ERROR|CRASHED <test>: <exception type or signal>: <first line of its message>
     125  untestable on this release: the test module cannot be imported for want of a torch or torch_xla
          API, the test was skipped, or it calls an API the release lacks
-    3    the runner itself could not run the test (a test-only package missing, no such test)
+    3    the runner itself could not run the test (a test-only package or another package the test module
+         imports missing from the environment, no such test)
 """
 
 import os
@@ -19,6 +20,7 @@ import re
 import signal
 import sys
 import traceback
+import unittest
 
 UNTESTABLE, BROKEN = 125, 3
 #: messages of an API the release does not have yet (judged on the exception of the test or of its import)
@@ -53,6 +55,47 @@ def _missing_api(err: BaseException) -> bool:
     return isinstance(err, (AttributeError, ImportError, TypeError)) and bool(MISSING_API.search(str(err)))
 
 
+def _missing_member(err: BaseException | None, tests: str) -> bool:
+    """An attribute that the test's own code (a file under ``tests``) asked of a torch or torch_xla class
+    that does not define it at all (``'XLAShardedTensor' object has no attribute 'redistribute'``): a method
+    the fix added, not the bug. An attribute of any other object (``'NoneType' object``, ``'int' object``),
+    one the class defines that failed to compute, or one torch_xla's own code asked for, is the failure."""
+    if not isinstance(err, AttributeError) or getattr(err, "obj", None) is None or not getattr(err, "name", None):
+        return False
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None or not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(tests + os.sep):
+        return False
+    cls = type(err.obj) if not isinstance(err.obj, type) else err.obj
+    if not (cls.__module__ or "").split(".")[0] in ("torch", "torch_xla"):
+        return False
+    try:
+        if hasattr(cls, err.name) or err.name in getattr(err.obj, "__dict__", {}):
+            return False
+    except Exception:  # noqa: BLE001 - an object that cannot say is not judged an API gap
+        return False
+    return True
+
+
+class _Result(unittest.TextTestResult):
+    """unittest's text result that also keeps each error's exception (the text alone cannot say whose
+    attribute was missing)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.raised = []
+
+    def addError(self, test, err):  # noqa: N802 - unittest's name
+        self.raised.append(err[1])
+        super().addError(test, err)
+
+    def addSubTest(self, test, subtest, err):  # noqa: N802 - an error in a subTest comes this way
+        if err is not None and not issubclass(err[0], test.failureException):
+            self.raised.append(err[1])
+        super().addSubTest(test, subtest, err)
+
+
 def _wraps(fn, name: str) -> bool:
     """Whether ``fn`` is a wrapper (functools.wraps, at any depth) of a function called ``name``."""
     seen = 0
@@ -68,7 +111,6 @@ def resolve(module, test: str) -> list:
     """The unittest names to run for ``test``: itself; the cases of a parameterised test; or, for PyTorch's
     device-generic tests (the class is replaced by ``<Class>XLA`` by instantiate_device_type_tests), its XLA
     instances ``<test>_xla[_<dtype>]``."""
-    import unittest
 
     owner, _, method = test.rpartition(".")
     base = getattr(module, owner, None) if owner else module
@@ -92,7 +134,6 @@ def resolve(module, test: str) -> list:
 def run_test(path: str, test: str) -> int:
     """In the child: import the test module (not as __main__: its own main block stays out), run ``test``."""
     import importlib.util
-    import unittest
 
     here = os.path.dirname(os.path.abspath(path))
     sys.path[:0] = [here, os.path.abspath("test")]
@@ -111,6 +152,13 @@ def run_test(path: str, test: str) -> int:
         if _missing_api(err):
             print(f"untestable: the test module needs an API this release lacks: {_one_line(err)}", flush=True)
             return UNTESTABLE
+        missing = getattr(err, "name", None) if isinstance(err, ModuleNotFoundError) else None
+        if missing and missing.split(".")[0] not in ("torch", "torch_xla", "_XLAC"):
+            # a package the release environment does not hold (setuptools, gone from torch's dependencies):
+            # the test cannot be judged here, whatever the bug does
+            print(f"XLAKB-TRIGGER BROKEN {test}: the test module imports a package this environment lacks: "
+                  f"{_one_line(err)}", flush=True)
+            return BROKEN
         print(f"XLAKB-TRIGGER ERROR {test}: {_one_line(err)} (while importing {path})", flush=True)
         return 1
     names = resolve(module, test)
@@ -118,7 +166,7 @@ def run_test(path: str, test: str) -> int:
         print(f"XLAKB-TRIGGER BROKEN {test}: no such test in {path}", flush=True)
         return BROKEN
     suite = unittest.defaultTestLoader.loadTestsFromNames(names, module)
-    result = unittest.TextTestRunner(stream=sys.stdout, verbosity=2).run(suite)
+    result = unittest.TextTestRunner(stream=sys.stdout, verbosity=2, resultclass=_Result).run(suite)
     sys.stdout.flush()
     if result.skipped and len(result.skipped) == result.testsRun and not result.failures and not result.errors:
         print(f"untestable: skipped: {result.skipped[0][1]}", flush=True)
@@ -130,7 +178,7 @@ def run_test(path: str, test: str) -> int:
     for kind, rows in (("FAILED", result.failures), ("ERROR", result.errors)):
         for _, text in rows:
             last = _exception_line(text)
-            if kind == "ERROR" and MISSING_API.search(last):
+            if kind == "ERROR" and (MISSING_API.search(last) or any(_missing_member(e, os.path.abspath("test")) for e in result.raised)):
                 print(f"untestable: the test calls an API this release lacks: {last[:300]}", flush=True)
                 return UNTESTABLE
             print(f"XLAKB-TRIGGER {kind} {test}: {last[:300]}", flush=True)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -29,6 +30,7 @@ from packaging.version import Version
 from ..errors import XlakbError
 from ..progress import NullProgress, Progress
 from ..records import Record
+from ..triage import signatures_from_log
 from . import history, runscript, triggers
 
 TABLE = Path("mined") / "candidates.json"
@@ -63,6 +65,7 @@ class Mined:
     failure: str = ""  # the XLAKB-TRIGGER line measured before the fix
     record: str = ""   # the record made of it, or the existing record it proves again
     test_commit: str = ""  # where the test is taken from, when not the fix (the first fixed release's tag)
+    triage: str = ""  # of its record: "signatures" (taken from its measured failure) or "none" (nothing to take)
 
     @property
     def key(self) -> str:
@@ -364,6 +367,26 @@ def record_for(m: Mined, reproduced: list[str]) -> dict:
     return data
 
 
+def triage_signatures(log: str) -> list[dict]:
+    """What ``xlakb triage`` looks for in a user's paste of a mined bug, taken from the log of its failure
+    before the fix (as ``xlakb new --from-log`` does): the error line and the checks, and the innermost
+    torch_xla frame that is not an entry. The test's own calls and settings are upstream's test code, not a
+    user's: left out. Empty when there is no check or torch_xla frame, since an error line alone names no
+    bug (an assertion of the test, a generic RuntimeError): such a record is not offered to triage."""
+    log = "\n".join(ln for ln in log.splitlines() if not ln.startswith("XLAKB-TRIGGER "))  # our runner's summary
+    sigs = [s for s in signatures_from_log(log) if set(s) & {"message", "check", "frame"}]
+    return sigs if any("message" not in s for s in sigs) else []
+
+
+def _insert_after(data: dict, key: str, new_key: str, value) -> dict:
+    out = {}
+    for k, v in data.items():
+        out[k] = v
+        if k == key:
+            out[new_key] = value
+    return out
+
+
 def reproduced_span(rows: Sequence[dict], m: Mined) -> tuple[list[str], str]:
     """From a candidate's measured matrix rows: the releases it failed on (oldest first), and "" when they
     make one span ending before the fix with every later release passing, else why not."""
@@ -403,6 +426,7 @@ class Outcome:
     written: list[str] = field(default_factory=list)
     attached: list[tuple[str, str]] = field(default_factory=list)  # (record id, "agrees" or the disagreement)
     left: list[tuple[str, str]] = field(default_factory=list)      # (candidate key, why no record)
+    signed: list[str] = field(default_factory=list)  # records given triage signatures from a measured failure
 
 
 def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress | None = None, limit: int | None = None,
@@ -423,7 +447,9 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
         pass
     rows = merge(load_table(root), find(repo, start, end, published, progress))
     for m in rows:
-        if m.status in retry and m.status not in ("excluded", "pending", "proved"):
+        # a proved candidate is proved again only while no record was made of it: a record, once written,
+        # is changed by a person (or removed with its matrix), never behind their back
+        if m.status in retry and m.status not in ("excluded", "pending") and not (m.status == "proved" and m.record):
             m.status, m.reason, m.verdicts, m.failure = "pending", "", {}, ""
     table = save_table(root, rows, meta)
     out = Outcome(table, rows)
@@ -488,6 +514,7 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
         account["records_now"] = len(out.written)
         tally()
         save_table(root, rows, meta)
+    out.signed = add_triage_signatures(root, rows, backend, progress=progress, **batch)
     tally()
     save_table(root, rows, meta)
     return out
@@ -501,7 +528,7 @@ def make_record(root: Path, m: Mined, backend, *, progress: Progress | None = No
     from ..candidates.releases import ReleaseSource, releases_between
     from ..matrix import run_batch
     from ..records import load_record
-    from ..results import save_matrix
+    from ..results import results_dir, save_matrix
     from ..runner import VerdictCache
 
     probe = probe_record(root, m)
@@ -515,6 +542,15 @@ def make_record(root: Path, m: Mined, backend, *, progress: Progress | None = No
         m.status, m.reason = "error", f"proved before/after, but its full matrix {why}: no record"
         return None
     data = record_for(m, failed)
+    last = next((r for r in results if r.candidate == failed[-1] and r.kind == "release"), None)
+    try:
+        log = Path(last.log).read_text("utf-8", errors="replace") if last and last.log else ""
+    except OSError:
+        log = ""
+    sigs = triage_signatures(log)
+    if sigs:  # after the symptoms, as a hand-written record has them
+        data = _insert_after(data, "symptoms", "signatures", sigs)
+    m.triage = "signatures" if sigs else "none"
     if (root / "issues" / f"{data['id']}.yaml").exists():
         data["id"] = f"{data['id'][:71]}-{m.commit[:8]}"
     write_record(root, data)
@@ -525,12 +561,83 @@ def make_record(root: Path, m: Mined, backend, *, progress: Progress | None = No
                                   command=f"xlakb mine (release bisection of {rec.id})"))
     source = ReleaseSource.from_options(ctx, {})
     engine = ctx.engine(source)
-    for report in source.bisect(engine):
+    try:
+        reports = source.bisect(engine, *_bisect_ends(rows))
+    except XlakbError as err:  # no record without its bisection: what was written of it goes again
+        rec.path.unlink()
+        shutil.rmtree(results_dir(root, rec.id), ignore_errors=True)
+        m.status, m.reason = "error", f"proved before/after, but its release bisection failed: {err}"
+        return None
+    for report in reports:
         save_report(root, report)
     if spent is not None:
         spent.append(engine.probes_run)
     m.record = rec.id
     return rec.id
+
+
+def _bisect_ends(rows: Sequence[dict]) -> tuple[str | None, str | None]:
+    """The ends a mined record's release bisection must be given: none, unless the oldest or the newest
+    release could not be judged at all (an error, e.g. a package the newest release's environment lacks),
+    then the nearest release its matrix judged. (An untestable end is stepped over by the bisection itself.)"""
+    order = sorted(((Version(r["candidate"]), r["candidate"], r["verdict"]) for r in rows
+                    if r.get("kind", "release") == "release"))
+    judged = [label for _, label, verdict in order if verdict in ("reproduced", "not-reproduced")]
+    if not order or not judged:
+        return None, None
+    start = judged[0] if order[0][2] == "error" else None
+    end = judged[-1] if order[-1][2] == "error" else None
+    return start, end
+
+
+def add_triage_signatures(root: Path, rows: list[Mined], backend, *, progress: Progress | None = None,
+                          **batch) -> list[str]:
+    """Mined records made before records carried triage signatures: run each once more on the last release
+    its matrix says it fails on, and take the signatures from that log (:func:`triage_signatures`). Only
+    drafts (``mined.draft: true``) are touched; a run that no longer fails changes nothing (tried again next
+    time). The ids of the records that got signatures."""
+    import yaml
+
+    from ..candidates.releases import releases_between
+    from ..matrix import run_batch
+    from ..records import load_record
+    from ..results import load_matrix
+
+    todo = []
+    for m in rows:
+        path = root / "issues" / f"{m.record}.yaml"
+        if not m.record or m.triage or not path.exists():
+            continue
+        rec = load_record(root, m.record)
+        if rec.source != "mined" or not rec.data.get("mined", {}).get("draft") or rec.data.get("signatures"):
+            m.triage = m.triage or ("signatures" if rec.data.get("signatures") else "")
+            continue
+        failed = [r["candidate"] for r in (load_matrix(root, rec.id) or {}).get("results", [])
+                  if r.get("kind", "release") == "release" and r["verdict"] == "reproduced"]
+        release = max(failed, key=Version, default=None)
+        cand = next((c for c in releases_between() if c.label == release), None)
+        if cand is not None:
+            todo.append((m, rec, cand))
+    if not todo:
+        return []
+    (progress or NullProgress()).info(f"{len(todo)} mined record(s) without triage signatures: running each on "
+                                      "its last failing release to read them from the failure")
+    results = run_batch([(rec, cand) for _, rec, cand in todo], backend, progress=progress, **batch)
+    done = []
+    for (m, rec, _), res in zip(todo, results):
+        if res.verdict.value != "reproduced":
+            continue
+        try:
+            log = Path(res.log).read_text("utf-8", errors="replace") if res.log else ""
+        except OSError:
+            continue
+        sigs = triage_signatures(log)
+        m.triage = "signatures" if sigs else "none"
+        if sigs:
+            data = yaml.safe_load(rec.path.read_text("utf-8"))
+            write_record(root, _insert_after(data, "symptoms", "signatures", sigs))
+            done.append(rec.id)
+    return done
 
 
 def attach_proof(root: Path, rec: Record, m: Mined) -> str:
