@@ -50,9 +50,10 @@ def main() -> int:
     if not run:
         print("proving: no run that probed is recorded")
         return 0
-    per = run["probes"] / run["records_now"] if run.get("records_now") else float("nan")
+    per = (f"{run['probes'] / run['records_now']:.1f} probes per record" if run.get("records_now")
+           else "no record written, so no probes-per-record figure")
     print(f"last run ({run['date']}): {run['seconds'] / 60:.0f} min wall time, {run['probes']} probes, "
-          f"{run['proved_now']} proved, {run['records_now']} records written: {per:.1f} probes per record")
+          f"{run['proved_now']} proved, {run['records_now']} records written: {per}")
     return 0
 
 
