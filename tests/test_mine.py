@@ -434,10 +434,14 @@ def test_a_new_run_keeps_what_was_measured_and_not_what_old_rules_left_out():
         return Mined(commit="a" * 40, pr=1, subject="s", date="2024-01-01", cls="bug", path="test/test_x.py",
                      test=test, status=status, reason=reason)
 
-    old = [row("T.test_measured", "passes-before", "passes on 2.5.1"), row("T.test_left_out", "excluded", "old rule")]
-    new = merge(old, [row("T.test_measured", "pending"), row("T.test_left_out", "pending")])
+    old = [row("T.test_measured", "passes-before", "passes on 2.5.1"), row("T.test_left_out", "excluded", "old rule"),
+           row("T.test_proved", "proved")]
+    old[2].record, old[2].triage = "mined-pr1-proved", "none"
+    new = merge(old, [row("T.test_measured", "pending"), row("T.test_left_out", "pending"), row("T.test_proved", "pending")])
     assert [(m.test, m.status, m.reason) for m in new] == [
-        ("T.test_measured", "passes-before", "passes on 2.5.1"), ("T.test_left_out", "pending", "")]
+        ("T.test_measured", "passes-before", "passes on 2.5.1"), ("T.test_left_out", "pending", ""),
+        ("T.test_proved", "proved", "")]
+    assert (new[2].record, new[2].triage) == ("mined-pr1-proved", "none")  # its record is not run again for triage
 
 
 def test_a_mined_record_offers_triage_the_error_and_torch_xla_frame_it_measured_never_the_tests_own():

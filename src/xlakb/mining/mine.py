@@ -34,8 +34,10 @@ from ..triage import signatures_from_log
 from . import history, runscript, triggers
 
 TABLE = Path("mined") / "candidates.json"
-#: test-only packages of upstream's tests, a layer on top of the release environment
-TEST_PACKAGES = ("expecttest", "absl-py", "pytest")
+#: test-only packages of upstream's tests, a layer on top of the release environment; setuptools because
+#: upstream's CI images have it and torch 2.6 and 2.9 no longer bring it, while torch.utils.cpp_extension
+#: (imported by upstream's test_operations.py) and dynamo's guards import it
+TEST_PACKAGES = ("expecttest", "absl-py", "pytest", "setuptools")
 #: a test file importing one of these needs what the release environments do not have
 HEAVY_IMPORTS = {"jax": "jax", "torchax": "torchax", "tensorflow": "tensorflow", "transformers": "transformers",
                  "requests": "network", "libtpu": "tpu"}
@@ -291,6 +293,7 @@ def merge(old: list[Mined], new: list[Mined]) -> list[Mined]:
             m.status, m.reason, m.verdicts, m.failure, m.record = (before.status, before.reason, before.verdicts,
                                                                    before.failure, before.record)
             m.test_commit, m.line = before.test_commit, before.line if before.test_commit else m.line
+            m.triage = before.triage
         out.append(m)
     return out
 
