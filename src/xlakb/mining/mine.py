@@ -381,6 +381,16 @@ def triage_signatures(log: str) -> list[dict]:
     return sigs if any("message" not in s for s in sigs) else []
 
 
+def _failure_signatures(res) -> list[dict] | None:
+    """:func:`triage_signatures` of a probe's log (none without a probe or a log); None when the log cannot
+    be read."""
+    try:
+        log = Path(res.log).read_text("utf-8", errors="replace") if res is not None and res.log else ""
+    except OSError:
+        return None
+    return triage_signatures(log)
+
+
 def _insert_after(data: dict, key: str, new_key: str, value) -> dict:
     out = {}
     for k, v in data.items():
@@ -546,11 +556,7 @@ def make_record(root: Path, m: Mined, backend, *, progress: Progress | None = No
         return None
     data = record_for(m, failed)
     last = next((r for r in results if r.candidate == failed[-1] and r.kind == "release"), None)
-    try:
-        log = Path(last.log).read_text("utf-8", errors="replace") if last and last.log else ""
-    except OSError:
-        log = ""
-    sigs = triage_signatures(log)
+    sigs = _failure_signatures(last) or []
     if sigs:  # after the symptoms, as a hand-written record has them
         data = _insert_after(data, "symptoms", "signatures", sigs)
     m.triage = "signatures" if sigs else "none"
@@ -630,11 +636,9 @@ def add_triage_signatures(root: Path, rows: list[Mined], backend, *, progress: P
     for (m, rec, _), res in zip(todo, results):
         if res.verdict.value != "reproduced":
             continue
-        try:
-            log = Path(res.log).read_text("utf-8", errors="replace") if res.log else ""
-        except OSError:
+        sigs = _failure_signatures(res)
+        if sigs is None:
             continue
-        sigs = triage_signatures(log)
         m.triage = "signatures" if sigs else "none"
         if sigs:
             data = yaml.safe_load(rec.path.read_text("utf-8"))
