@@ -102,6 +102,70 @@ def test_an_error_quoted_inline_in_prose_is_its_code_span():
     assert error_lines("RuntimeError: SymIntArrayRef expected to contain only concrete integers")[0].key == e.key
 
 
+def _excerpt(name: str, first: int, last: int) -> str:
+    """Whole lines ``first``..``last`` (1-based) of a real paste of the corpus."""
+    return "\n".join((PASTED / name).read_text("utf-8").splitlines()[first - 1:last]) + "\n"
+
+
+def test_a_fatal_signal_is_what_a_crash_printed_last_not_its_title():
+    """absl's signal handler prints `*** SIGABRT received by PID ...` after every abort, whatever failed
+    (Socorro makes a crash's signature of its stack, not of the signal). A report that shows the error the
+    crash came of is grouped by that error; reports that show only the signal line are one generic cluster,
+    listed after the errors; a paste with the check is never answered with the bare signals. Real pastes:
+    #4590 (a check in stream.h, then SIGABRT), #4847 (a status, then SIGABRT)."""
+    from xlakb.upstream.store import Report
+
+    check_4590 = (PASTED / "b-4590-dynamic-shape-abort.txt").read_text("utf-8")
+    status_4847 = (PASTED / "d-4847-tpu-init-no-device-sigabrt.txt").read_text("utf-8")
+    bare_4590, bare_4847 = _excerpt("b-4590-dynamic-shape-abort.txt", 4, 6), _excerpt("d-4847-tpu-init-no-device-sigabrt.txt", 6, 6)
+    (only,) = error_lines(bare_4847)
+    assert only.kind == "crash" and only.consequence and not only.location
+    assert primary(error_lines(bare_4590)).key == only.key  # other PIDs, TIDs and cpus: one line
+    reports = {n: Report(number=n, title="t", state="open", url=f"https://x/{n}", errors=[e.__dict__ for e in error_lines(t)])
+               for n, t in ((4590, check_4590), (4847, status_4847), (1, bare_4590), (2, bare_4847))}
+    clusters = index.build(reports)
+    by_issues = {tuple(r.number for r in c.issues): c for c in clusters}
+    assert set(by_issues) == {(4590,), (4847,), (1, 2)}
+    assert by_issues[4590, ].kind == "check" and by_issues[4847, ].kind == "status"
+    assert by_issues[1, 2].generic and not by_issues[4590, ].generic and clusters[-1] is by_issues[1, 2]
+    assert [h.cluster.issues[0].number for h in index.match(check_4590, clusters)] == [4590]
+    hits = index.match("*** SIGABRT received by PID 77 (TID 78) on cpu 3 from PID 77; stack trace: ***", clusters)
+    assert [h.cluster.key for h in hits] == [by_issues[1, 2].key]
+    # a crash whose stack names a torch_xla function is located there: not a bare signal (#6048)
+    located = error_lines(_excerpt("c-6048-all-reduce-sigsegv-log.txt", 4, 5))
+    assert [(e.kind, e.location, e.consequence) for e in located] == [("crash", "all_reduce", False)]
+    # a spawner saying its worker died is a consequence too, whatever module path its exception is printed with
+    # (the title of https://github.com/pytorch/xla/issues/3042, and the same line retyped)
+    a, b = (primary(error_lines(t)) for t in (
+        "torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with exit code 17",
+        "ProcessExitedException: process 3 terminated with exit code 1"))
+    assert a.key == b.key == "ProcessExitedException: process <n> terminated with exit code <n>" and a.consequence
+
+
+def test_stored_reports_follow_the_rules_of_the_day(kb):
+    """The store keeps each pasted error line: its signature is made again when it is read, so a change of the
+    normalisation reaches reports that were harvested before it (and the next save writes it)."""
+    line = {"kind": "exception", "line": "torch._dynamo.exc.TorchRuntimeError: Failed running call_function", "location": "",
+            "signature": "torch._dynamo.exc.TorchRuntimeError: Failed running call_function"}
+    stored = store.Report(number=5, title="t", state="open", url="https://x/5", errors=[line, {**line, "signature": "old"}])
+    store.save(kb, {5: stored})
+    (again,) = store.load(kb)[5].errors
+    assert again["signature"] == "TorchRuntimeError: Failed running call_function"
+
+
+def test_the_to_do_page_leaves_out_bare_signals():
+    from xlakb.sitegen.render import reported_page
+    from xlakb.upstream.store import Report
+
+    reports = {n: Report(number=n, title=f"report {n}", state="open", url=f"https://x/{n}", errors=[e.__dict__ for e in error_lines(t)])
+               for n, t in ((1, _excerpt("b-4590-dynamic-shape-abort.txt", 4, 6)),
+                            (2, _excerpt("d-4847-tpu-init-no-device-sigabrt.txt", 6, 6)),
+                            (3, AS_STRIDED_5719))}
+    for lang, words in (("en", "Not listed: 2 reports"), ("zh", "未列出：2 个报告")):
+        page = reported_page(index.build(reports), lang, href=lambda rid: rid)
+        assert "storage_offset" in page and "received by PID" not in page.split(words)[0] and words in page
+
+
 def _gh(number: int, body: str, *, title: str = "t", state: str = "open", labels=("bug",), pr: dict | None = None,
         updated: str = "2024-05-01T00:00:00Z", comments: int = 0) -> dict:
     obj = {"number": number, "title": title, "state": state, "labels": [{"name": n} for n in labels], "body": body,

@@ -398,6 +398,7 @@
       pyFrame: new RegExp(r.py_frame, "g"), helperSource: new RegExp(r.helper_source),
       helperFrame: new RegExp(r.helper_frame), entryFrame: new RegExp(r.entry_frame),
       identifier: new RegExp(r.identifier), span: new RegExp(r.code_span, "g"),
+      consequence: new RegExp(r.consequence),
       // a Python back reference (\1) is JavaScript's $1
       placeholders: r.placeholders.map(function (p) { return [new RegExp(p[0], "g"), p[1].replace(/\\(\d)/g, "$$$1")]; }),
       max: r.max_signature
@@ -487,8 +488,12 @@
     if (!U || !U.clusters.length) return [];
     var bySig = {};
     U.clusters.forEach(function (c) { (bySig[c.signature] = bySig[c.signature] || []).push(c); });
-    var out = [], seen = {};
-    reportedLines(text, U).forEach(function (e) {
+    var out = [], seen = {}, C = reportedRules(U);
+    // a fatal signal with no guilty place is the crash's consequence: the error it came of is the title
+    var lines = reportedLines(text, U);
+    var consequence = function (e) { return !e.location && C.consequence.test(e.signature); };
+    if (lines.some(function (e) { return !consequence(e); })) lines = lines.filter(function (e) { return !consequence(e); });
+    lines.forEach(function (e) {
       (bySig[e.signature] || []).forEach(function (c) {
         var specific = e.location && e.location !== e.helper;
         if (specific && c.location && c.location !== (c.helper || "") && e.location !== c.location) return;
@@ -500,7 +505,7 @@
     var kinds = ["check", "assert", "status", "lowering", "exception", "crash"];
     function rank(k) { var i = kinds.indexOf(k); return i === -1 ? 9 : i; }
     out.sort(function (a, b) {
-      return (rank(a.cluster.kind) - rank(b.cluster.kind)) || ((!a.exact) - (!b.exact)) ||
+      return ((!!a.cluster.generic) - (!!b.cluster.generic)) || (rank(a.cluster.kind) - rank(b.cluster.kind)) || ((!a.exact) - (!b.exact)) ||
              (b.cluster.issues.length - a.cluster.issues.length);
     });
     return out;
@@ -631,7 +636,8 @@
             esc(lead.title) + " (" + esc(bits.join(t.sep)) + ")" +
             (others.length ? "<br>" + esc(t.reported_also) + " " + others.join(", ") : "") +
             (fix ? "<br>" + esc(fix) : "") + (recs.length ? "<br>" + esc(t.reported_record) + " " + recs.join(", ") : "") +
-            (h.generic ? '<br><span class="xlakb-triage-generic">' + esc(t.reported_generic) + "</span>" : "") + "</li>";
+            (c.generic ? '<br><span class="xlakb-triage-generic">' + esc(t.reported_crash) + "</span>" :
+             h.generic ? '<br><span class="xlakb-triage-generic">' + esc(t.reported_generic) + "</span>" : "") + "</li>";
         }).join("") + "</ul>");
     }
     if (!strong.length && res.search) {

@@ -755,8 +755,9 @@ def reported_page(clusters: list, lang: str, href, limit: int = 100) -> str:
     each with its error, its reports (state, date) and a fix when one is known; then how many clusters a
     proven record covers."""
     t = UI[lang]
-    todo = [c for c in clusters if not c.records]
+    todo = [c for c in clusters if not c.records and not c.generic]
     proven = [c for c in clusters if c.records]
+    crash_only = {r.number for c in clusters if c.generic and not c.records for r in c.issues}
     if not clusters:
         return t["reported_empty"] + "\n"
     out = [t["reported_count"].format(n=len(todo), shown=min(limit, len(todo)),
@@ -782,6 +783,8 @@ def reported_page(clusters: list, lang: str, href, limit: int = 100) -> str:
         if len(c.issues) > 10:
             out.append(f"- … {len(c.issues) - 10}")
         out.append("")
+    if crash_only:
+        out.append(t["reported_crash_only"].format(n=len(crash_only)) + "\n")
     if proven:
         out.append(f"## {t['reported_proven_head']}\n")
         for c in proven:

@@ -21,6 +21,8 @@ class Cluster:
     location: str
     kind: str
     helper: str = ""  # the error comes out of this helper; location is its caller (see signature.ErrorLine)
+    #: only a fatal signal with no guilty place (signature.ErrorLine.consequence): the reports may be any crashes
+    generic: bool = False
     issues: list[Report] = field(default_factory=list)
     fixed_by: list[int] = field(default_factory=list)
     first_fixed: str | None = None
@@ -41,7 +43,7 @@ class Cluster:
 
     def to_json(self) -> dict:
         return {"key": self.key, "signature": self.signature, "location": self.location, "kind": self.kind,
-                "helper": self.helper,
+                "helper": self.helper, "generic": self.generic,
                 "issues": [{"number": r.number, "title": r.title, "state": r.state, "url": r.url,
                             "created_at": r.created_at, "labels": r.labels, "seeded": r.seeded} for r in self.issues],
                 "fixed_by": self.fixed_by, "first_fixed": self.first_fixed, "records": self.records}
@@ -51,16 +53,23 @@ def build(reports: Mapping[int, Report], records: Iterable[Mapping] = (), fixes:
           ) -> list[Cluster]:
     """Every cluster: the issues (not pull requests) grouped by each error signature they show (an issue
     with two different errors is in two clusters), with the pull requests closing them, the records naming
-    them and ``fixes`` (fix PR -> first release with it, from records and mined proofs). Most reported first."""
+    them and ``fixes`` (fix PR -> first release with it, from records and mined proofs). Most reported first.
+
+    A fatal-signal line with no guilty place (ErrorLine.consequence) is what the crash printed last: a report
+    that shows the error it came of is grouped by that error only; a report that shows nothing but the
+    signal is grouped with the other bare signals in a ``generic`` cluster, listed after the errors."""
     fixes = dict(fixes or {})
     by_key: dict[str, Cluster] = {}
     for r in sorted(reports.values(), key=lambda r: r.number):
         if r.pull_request:
             continue
-        for e in r.error_lines():
+        lines = r.error_lines()
+        if any(not e.consequence for e in lines):  # the error the crash came of is the report's title
+            lines = [e for e in lines if not e.consequence]
+        for e in lines:
             c = by_key.get(e.key)
             if c is None:
-                c = by_key[e.key] = Cluster(e.key, e.signature, e.location, e.kind, e.helper)
+                c = by_key[e.key] = Cluster(e.key, e.signature, e.location, e.kind, e.helper, e.consequence)
             if r not in c.issues:
                 c.issues.append(r)
     _fold_unlocated(by_key)
@@ -87,7 +96,8 @@ def build(reports: Mapping[int, Report], records: Iterable[Mapping] = (), fixes:
                             | {p for rid in c.records for p in record_fixes.get(rid, [])})
         shipped = sorted((fixes[p] for p in c.fixed_by if p in fixes), key=lambda v: tuple(int(x) for x in v.split(".")))
         c.first_fixed = shipped[0] if shipped else None
-    return sorted(by_key.values(), key=lambda c: (-len(c.issues), c.key))
+    # most reported first; clusters of a bare fatal signal (any crashes) after every error
+    return sorted(by_key.values(), key=lambda c: (c.generic, -len(c.issues), c.key))
 
 
 def _fold_unlocated(by_key: dict[str, Cluster]) -> None:
@@ -127,6 +137,8 @@ def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
     names no function: it agrees with every caller, inexactly). Best first: the most specific kind, then the
     most reported."""
     lines = error_lines(text)
+    if any(not e.consequence for e in lines):
+        lines = [e for e in lines if not e.consequence]
     if not lines:
         return []
     by_sig: dict[str, list[Cluster]] = {}
@@ -143,6 +155,6 @@ def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
             seen.add(c.key)
             out.append(Reported(c, e, exact=e.location == c.location))
     kinds = ("check", "assert", "status", "lowering", "exception", "crash")
-    out.sort(key=lambda h: (kinds.index(h.cluster.kind) if h.cluster.kind in kinds else 9, not h.exact,
+    out.sort(key=lambda h: (h.cluster.generic, kinds.index(h.cluster.kind) if h.cluster.kind in kinds else 9, not h.exact,
                             -len(h.cluster.issues)))
     return out

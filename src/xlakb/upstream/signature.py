@@ -43,6 +43,12 @@ HELPER_FRAME = (r"^(?:CurrentStackTrace|GetHandle|GetOpaqueHandle|GetXlaTensor\w
 #: entries, test harness wrappers (the generic entry frames of triage's data/triage_generic.yaml)
 ENTRY_FRAME = (r"^(?:mark_step|sync|step|optimizer_step|wait_device_ops|backward|grad|_engine_run_backward|"
                r"_call_impl|_wrapped_call_impl|__call__|_op|wrapper|inner|_fn|<module>|<lambda>)$")
+#: what a crash prints last, whatever went wrong: the fatal-signal handler's line, the shell's "Segmentation
+#: fault"/"Aborted", Python's faulthandler on a signal, a spawner saying its worker died of a signal or an exit
+#: code. With no guilty place these are a crash's consequence, never its title (ErrorLine.consequence).
+CONSEQUENCE = (r"^(?:SIG[A-Z]+ received by PID\b|Segmentation fault\b|SIGSEGV\b|SIGABRT\b|Aborted\b|"
+               r"Fatal Python error: (?:Segmentation fault|Aborted|Bus error|Floating point exception)\b)|"
+               r"\bterminated with (?:signal|exit code)\b")
 SOURCE = r"(?:torch_xla/csrc|xla|tensorflow/compiler/xla)/[\w/]*?(\w+\.(?:cpp|cc|h))(?::\d+)?"
 #: an inline code span of Markdown prose
 CODE_SPAN = r"`([^`\n]{8,})`"
@@ -58,6 +64,10 @@ PLACEHOLDERS = (
     # the source location a C++ error starts with ("RuntimeError: torch_xla/csrc/x.cpp:12 : msg") is the
     # guilty location, kept apart: reports that leave it out (titles, retyped lines) are the same error
     (r"^((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception):\s*)<path>\s+:\s+", r"\1"),
+    # the fatal-signal handler's fault address and link ("SIGSEGV (@0x0), see go/stacktraces#s15 received by")
+    (r" \(@.*?\), see \S+", ""),
+    # a raised exception's module path (printed for any exception not built in; retyped lines leave it out)
+    (r"^(?:[a-z_]\w*\.)+(?=[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b)", ""),
     (r"0x[0-9a-fA-F]+", "<addr>"),
     (r"\b\d+(?:\.\d+)?\s?(?:[KMGT]i?B?|bytes)\b", "<size>"),
     (r"\b(?:pred|[suf]\d{1,2}|bf16|c64|c128)\[[\d,\s]*\](?:\{[\d,\s]*\})?", "<shape>"),
@@ -81,6 +91,7 @@ _PY_FRAME = re.compile(PY_FRAME)
 _HELPER_SOURCE = re.compile(HELPER_SOURCE)
 _HELPER_FRAME = re.compile(HELPER_FRAME)
 _ENTRY_FRAME = re.compile(ENTRY_FRAME)
+_CONSEQUENCE = re.compile(CONSEQUENCE)
 
 
 def _keep_identifier(m: re.Match) -> str:
@@ -94,7 +105,7 @@ def export_rules() -> dict:
     """The rules as the site's paste box reads them."""
     return {"kinds": [list(k) for k in KIND_PATTERNS], "log_prefix": LOG_PREFIX, "cpp_frame": CPP_FRAME,
             "py_frame": PY_FRAME, "helper_source": HELPER_SOURCE, "helper_frame": HELPER_FRAME,
-            "entry_frame": ENTRY_FRAME, "source": SOURCE, "identifier": IDENTIFIER, "code_span": CODE_SPAN, "placeholders": [list(p) for p in PLACEHOLDERS],
+            "entry_frame": ENTRY_FRAME, "consequence": CONSEQUENCE, "source": SOURCE, "identifier": IDENTIFIER, "code_span": CODE_SPAN, "placeholders": [list(p) for p in PLACEHOLDERS],
             "max_signature": MAX_SIGNATURE}
 
 
@@ -115,6 +126,13 @@ class ErrorLine:
     def specific(self) -> bool:
         """The location names the guilty place, not only a helper."""
         return bool(self.location) and self.location != self.helper
+
+    @property
+    def consequence(self) -> bool:
+        """A fatal signal or abort with no guilty place: what every crash prints last (the signal handler's
+        line, the shell's "Aborted"), not what went wrong. Socorro makes such a crash's signature of its stack;
+        with no stack frame of torch_xla, reports sharing only this line can be any crashes."""
+        return not self.location and bool(_CONSEQUENCE.search(self.signature))
 
     @property
     def key(self) -> str:
@@ -171,7 +189,7 @@ def error_lines(text: str) -> list[ErrorLine]:
                 if not m:
                     continue
                 found = m.group(0).strip()
-                sig = normalise(_strip_wrapper(found))
+                sig = signature_of(found)
                 if len(sig) < 8:
                     break
                 location, helper = _location(segment, "\n".join(lines[i:i + 12]), "\n".join(lines[i:i + 40]),
@@ -182,6 +200,12 @@ def error_lines(text: str) -> list[ErrorLine]:
                     out.append(item)
                 break
     return out
+
+
+def signature_of(line: str) -> str:
+    """The signature of an error line as :func:`error_lines` found it (stored reports keep the line, so a
+    change of the rules reaches them without reading the reports again)."""
+    return normalise(_strip_wrapper(line))
 
 
 def _strip_wrapper(line: str) -> str:

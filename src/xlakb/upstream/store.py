@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from ..errors import XlakbError
-from .signature import ErrorLine, error_lines, primary
+from .signature import ErrorLine, error_lines, primary, signature_of
 
 STORE = Path("upstream") / "issues.jsonl"
 #: "fixes #12", "Closes pytorch/xla#12", "resolved #12": GitHub's closing keywords
@@ -128,10 +128,24 @@ def load(root: Path) -> dict[int, Report]:
             continue
         try:
             data = json.loads(line)
-            out[int(data["number"])] = Report(**data)
+            report = Report(**data)
+            report.errors = _signed(report.errors)
+            out[int(data["number"])] = report
         except (ValueError, KeyError, TypeError) as err:
             raise XlakbError(f"{path}:{n}: not a stored report ({err})",
                              hint="it is written by xlakb upstream import/fetch; restore it from git") from None
+    return out
+
+
+def _signed(errors: list[dict]) -> list[dict]:
+    """Stored error lines with their signatures made by today's rules (the line is what was pasted), each once."""
+    out, seen = [], set()
+    for e in errors:
+        e = {**e, "signature": signature_of(e["line"])}
+        line = ErrorLine(**e)
+        if len(line.signature) >= 8 and line.key not in seen:
+            seen.add(line.key)
+            out.append(e)
     return out
 
 
