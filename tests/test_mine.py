@@ -201,6 +201,60 @@ def test_changed_lines_map_to_their_test_functions():
     assert triggers.classify("Add data-type promotion to `stack`. (#7091)") == ("dtype-precision", True)
 
 
+def test_a_fix_that_only_takes_a_skip_off_a_test_names_that_test(tmp_path):
+    """Upstream's op fixes often change no test line but remove the `@unittest.skip` above the test that now
+    passes (pytorch/xla #6110, #6214): the removed line belongs to that test in the copy before the fix. A
+    line removed from a test's body counts too; a test removed altogether is no trigger."""
+    repo = tmp_path / "xla"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "master")
+    before = ("import unittest\n\n\nclass AtenOpTest(unittest.TestCase):\n\n  def test_a(self):\n    x = 1\n"
+              "    self.assertTrue(x)\n\n  @unittest.skip\n  def test_b(self):\n    pass\n\n  def test_c(self):\n"
+              "    y = 2\n    self.assertTrue(y)\n\n  def test_gone(self):\n    pass\n")
+    commit(repo, "Initial (#1)", {"test/test_core_aten_ops.py": before})
+    after = before.replace("  @unittest.skip\n", "").replace("    y = 2\n", "").replace("\n  def test_gone(self):\n    pass\n", "")
+    sha = commit(repo, "Do manual type conversion for the op (#2)", {"test/test_core_aten_ops.py": after})
+    added, removed = history.changed_lines(repo, sha, "test/test_core_aten_ops.py")
+    assert added == [] and removed
+    parent = history.show_file(repo, f"{sha}^1", "test/test_core_aten_ops.py")
+    found = triggers.changed_tests(after, "test/test_core_aten_ops.py", added, parent, removed)
+    assert [t.test for t in found] == ["AtenOpTest.test_b", "AtenOpTest.test_c"]
+    assert triggers.changed_tests(after, "test/test_core_aten_ops.py", added) == []  # the new copy alone: none
+
+
+def test_a_fix_reverted_before_it_shipped_is_not_the_fix_its_re_land_is(tmp_path):
+    """pytorch/xla #6342 was reverted (#6377) and re-applied (#6387) before v2.3.0 was cut: the release has
+    the re-land's change, so the re-land is the fix, and the reverted original is left out, whichever way the
+    revert names it (git's "This reverts commit", a quoted subject cut short by GitHub). A fix reverted only
+    after its release shipped it stays a fix of that release."""
+    repo = tmp_path / "xla"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "master")
+    test = lambda n: f"import unittest\n\n\nclass T(unittest.TestCase):\n\n  def test_op(self):\n    x = {n}\n"  # noqa: E731
+    commit(repo, "Initial (#1)", {"test/run_tests.sh": RUN_TESTS, "test/test_ops.py": test(0)})
+    release(repo, "r2.1", "v2.1.0")
+    first = commit(repo, "Fix some more core aten ops (#10)", {"test/test_ops.py": test(1)})
+    commit(repo, 'Revert "Fix some more core aten ops (#10)" (#11)', {"test/test_ops.py": test(0)})
+    commit(repo, 'Reapply "Fix some more core aten ops (#10)" (#11) (#12)', {"test/test_ops.py": test(1)})
+    long = commit(repo, "Fix the wrong result of a long-named op in the lowering of everything (#13)", {"test/test_ops.py": test(2)})
+    git(repo, "revert", "--no-edit", long)
+    git(repo, "commit", "-q", "--amend", "-m", 'Revert "Fix the wrong result of a long-named op in the lowering\u2026 (#14)\n\n'
+        f"This reverts commit {long}.")
+    commit(repo, "Re-land: Fix the wrong result of a long-named op in the lowering of everything (#15)", {"test/test_ops.py": test(2)})
+    release(repo, "r2.2", "v2.2.0")
+    shipped = commit(repo, "Fix a crash in the op (#16)", {"test/test_ops.py": test(3)})
+    release(repo, "r2.3", "v2.3.0")
+    commit(repo, 'Revert "Fix a crash in the op" (#17)', {"test/test_ops.py": test(2)})
+    release(repo, "r2.4", "v2.4.0")
+    undone = history.reverts(history.test_commits(repo, "2.1.0", "2.4.0"))
+    assert first in undone and long in undone and shipped in undone
+    rows = {m.pr: m for m in find(repo, "2.1.0", "2.4.0", ["2.1.0", "2.2.0", "2.3.0", "2.4.0"])}
+    assert rows[10].status == rows[13].status == "excluded" and "reverted by" in rows[10].reason
+    assert rows[12].status == rows[15].status == "pending" and rows[15].cls == "bug"  # the re-lands
+    assert rows[16].status == "pending" and rows[16].fixed_in == "2.3.0"  # reverted after 2.3.0 shipped it
+    assert rows[11].status == rows[17].status == "excluded" and rows[11].cls == "revert"
+
+
 # -- xlakb's runner of one test, on its own ------------------------------------------------------------------
 RUNNER_CASES = {
     "passes": ("self.assertTrue(True)", 0, "XLAKB-TRIGGER PASSED"),
@@ -230,6 +284,15 @@ RUNNER_CASES = {
     "failing-property": ("ns = {}; exec(compile('class S:\\n  __module__ = \"torch_xla.x\"\\n  @property\\n  def spec(self):\\n"
                          "    return self.gone\\n', '/site-packages/torch_xla/x.py', 'exec'), ns); ns['S']().spec",
                          1, "XLAKB-TRIGGER ERROR T.test_it: AttributeError: 'S' object has no attribute 'gone'"),
+    # upstream's core-aten-op tests also assert the op did not run through the CPU fallback (#6588): that alone
+    # failing is speed; with the export failing too, the export's error is the failure
+    "fallback-only": ("with self.subTest('torch_xla_metric'):\n      self.assertNotIn('aten::reflection_pad1d', "
+                      "'Metric: X\\nCounter: aten::reflection_pad1d\\n  Value: 1')", 0,
+                      "XLAKB-TRIGGER PASSED T.test_it (only its check that no op ran through the CPU fallback failed"),
+    "fallback-and-export": ("with self.subTest('torch_xla_metric'):\n      self.assertNotIn('aten::pad', 'Metric: X aten::pad')\n"
+                            "    with self.subTest('can_convert_to_stablehlo'):\n      raise RuntimeError("
+                            "'This model contains ops not capturable by Pytorch/XLA: aten::pad=1')", 1,
+                            "XLAKB-TRIGGER ERROR T.test_it: RuntimeError: This model contains ops not capturable"),
     "pybind-signature": ("raise TypeError('__init__(): incompatible constructor arguments. The following argument types')",
                          125, "untestable: the test calls an API this release lacks"),
 }
@@ -470,6 +533,24 @@ AssertionError: torch.bfloat16 != torch.float32
 XLAKB-TRIGGER FAILED T.test_dtype: AssertionError: torch.bfloat16 != torch.float32
 """
     assert triage_signatures(assertion) == []  # the test's own assertion names no bug a user would paste
+    # two failures in one test (the shape of upstream's core-aten-op tests, pytorch/xla #6588 on 2.2.0): the
+    # signatures come from the one our runner reported, never from the test's fallback assertion
+    two = ("=" * 70 + "\nERROR: test_pad (test_core_aten_ops.AtenOpTest.test_pad) [can_convert_to_stablehlo]\n" + "-" * 70 +
+           "\nTraceback (most recent call last):\n"
+           '  File "/root/.cache/xlakb/envs/uv/ab/venv/lib/python3.11/site-packages/torch_xla/stablehlo.py", line 312, '
+           "in _exported_program_to_stablehlo_bundle\n    raise RuntimeError(\n"
+           "RuntimeError: This model contains ops not capturable by Pytorch/XLA: aten::reflection_pad1d=1\n\n" + "=" * 70 +
+           "\nFAIL: test_pad (test_core_aten_ops.AtenOpTest.test_pad) [torch_xla_metric]\n" + "-" * 70 +
+           "\nTraceback (most recent call last):\n"
+           '  File "/tmp/xlakb-trigger/test/test_core_aten_ops.py", line 59, in run_export_and_compare\n'
+           "AssertionError: 'aten::reflection_pad1d' unexpectedly found in 'Metric: DeviceLockWait\\n  TotalSamples: 2'\n\n"
+           + "-" * 70 + "\nRan 1 test in 0.211s\n\nFAILED (failures=1, errors=1)\n"
+           "XLAKB-TRIGGER ERROR AtenOpTest.test_pad: RuntimeError: This model contains ops not capturable by Pytorch/XLA: "
+           "aten::reflection_pad1d=1\n")
+    sigs = triage_signatures(two)
+    assert any("not capturable" in str(s.get("message", "")) for s in sigs), sigs
+    assert any(s.get("frame", {}).get("function") == "_exported_program_to_stablehlo_bundle" for s in sigs), sigs
+    assert not any("unexpectedly found" in str(s) or "AssertionError" in str(s) for s in sigs)
 
 
 def test_a_release_the_matrix_could_not_judge_is_not_an_end_of_the_bisection():

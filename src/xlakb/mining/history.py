@@ -138,6 +138,44 @@ def _patch_id(r, sha: str) -> str | None:
     return out[0] if out else None
 
 
+_REVERT = re.compile(r'^\s*revert\b\s*:?\s*"?(.*?)"?(?:\s*\(#\d+\))*\s*$', re.IGNORECASE)
+_REVERTS_SHA = re.compile(r"\bThis reverts commit ([0-9a-f]{7,40})\b")
+_REVERTS_PR = re.compile(r"^\s*revert\b\s*:?\s*#(\d+)|\bReverts [\w.-]+/[\w.-]+#(\d+)", re.IGNORECASE | re.MULTILINE)
+
+
+def _bare_subject(subject: str) -> str:
+    """A subject without its PR numbers at the end and a GitHub ellipsis (a long subject cut short)."""
+    text = re.sub(r"(?:\s*\(#\d+\))+\s*$", "", subject.strip())
+    return re.sub(r"\s*(?:\u2026|\.\.\.)\s*$", "", text).strip().strip('"').strip()
+
+
+def reverts(history: History) -> dict[str, Commit]:
+    """The commits of ``history`` that a later one of it reverts, each with that revert: named by git's
+    "This reverts commit <sha>", by the PR it names ("Revert: #6368", "Reverts pytorch/xla#6405"), or by the
+    subject it quotes (``Revert "Fix some more core aten ops (#6342)" (#6377)``; the latest earlier commit
+    with that subject, a quote GitHub cut short with an ellipsis matching its start)."""
+    out: dict[str, Commit] = {}
+    seen: list[Commit] = []
+    for c in history.commits:
+        m = _REVERT.match(c.subject)
+        if m:
+            target = None
+            sha = _REVERTS_SHA.search(c.body)
+            prs = [int(a or b) for a, b in _REVERTS_PR.findall(f"{c.subject}\n{c.body}")]
+            quoted = _bare_subject(m.group(1))
+            cut = bool(re.search(r"(?:\u2026|\.\.\.)\s*\"?(?:\s*\(#\d+\))*\s*$", c.subject))
+            for old in reversed(seen):
+                if (sha and old.sha.startswith(sha.group(1))) or (old.pr is not None and old.pr in prs) or (
+                        len(quoted) > 8 and (_bare_subject(old.subject) == quoted
+                                             or (cut and _bare_subject(old.subject).startswith(quoted)))):
+                    target = old
+                    break
+            if target is not None and target.sha not in out:
+                out[target.sha] = c
+        seen.append(c)
+    return out
+
+
 def first_releases(repo, history: History) -> dict[str, Shipped]:
     """For each commit of ``history``: the releases that ship it, by ancestry (the release branch was cut
     after it) or by a cherry-pick onto a release branch (that tag and the later ones of its branch), and how
@@ -212,16 +250,19 @@ def show_file(repo, commit: str, path: str) -> str | None:
         return None
 
 
-def added_lines(repo, commit: str, path: str) -> list[int]:
-    """The line numbers, in ``path`` as ``commit`` left it, that ``commit`` added or changed (and, where it
-    only removed lines, the line after the removal)."""
+def changed_lines(repo, commit: str, path: str) -> tuple[list[int], list[int]]:
+    """What ``commit`` did to ``path``: the line numbers as it left the file that it added or changed, and
+    the line numbers in its first parent's copy that it removed or changed (a removed ``@unittest.skip`` is
+    a change of the test below it, which only the parent's copy shows)."""
     r = open_repo(repo)
     diff = r.git.show("--format=", "-U0", "--first-parent", commit, "--", path)
-    lines = []
-    for m in re.finditer(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", diff, re.MULTILINE):
-        start, count = int(m.group(1)), int(m.group(2) or 1)
-        lines.extend(range(start, start + count) if count else [max(start, 1)])
-    return lines
+    added, removed = [], []
+    for m in re.finditer(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", diff, re.MULTILINE):
+        old, old_count = int(m.group(1)), int(m.group(2) or 1)
+        new, new_count = int(m.group(3)), int(m.group(4) or 1)
+        removed.extend(range(old, old + old_count))
+        added.extend(range(new, new + new_count))
+    return added, removed
 
 
 def export_tree(repo, commit: str, prefix: str, dest: Path) -> Path:

@@ -31,6 +31,7 @@ from ..errors import XlakbError
 from ..progress import NullProgress, Progress
 from ..records import Record
 from ..triage import signatures_from_log
+from .history import Commit
 from . import history, runscript, triggers
 
 TABLE = Path("mined") / "candidates.json"
@@ -104,6 +105,17 @@ def find(repo, start: str, end: str, published: list[str], progress: Progress | 
     hist = history.test_commits(repo, start, end)
     shipped = history.first_releases(repo, hist)
     order = sorted(published, key=Version)
+    undone = history.reverts(hist)
+
+    def reverted_in(sha: str, release: str, depth: int = 0) -> Commit | None:
+        """The revert of ``sha`` that ``release`` (or an earlier one) ships, unless that revert was itself
+        reverted there: then ``release`` does not have the commit's change."""
+        r = undone.get(sha)
+        ship = shipped.get(r.sha) if r is not None else None
+        first = ship.first_of(order) if ship else None
+        if r is None or first is None or Version(first) > Version(release) or depth > 4:
+            return None
+        return None if reverted_in(r.sha, release, depth + 1) else r
     out: list[Mined] = []
     for n, c in enumerate(hist.commits):
         progress.step(n, len(hist.commits), f"{c.sha[:10]} {c.subject[:60]}")
@@ -122,6 +134,11 @@ def find(repo, start: str, end: str, published: list[str], progress: Progress | 
         if before is None:
             out.append(Mined(**base, status="excluded", reason=f"first released in {fixed}, the oldest release measured"))
             continue
+        revert = reverted_in(c.sha, fixed)
+        if revert is not None:
+            out.append(Mined(**base, status="excluded", reason=f"reverted by \"{revert.subject[:80]}\" before {fixed} "
+                             "shipped it: the fix that shipped is a later commit (its re-land)"))
+            continue
         script = history.show_file(repo, c.sha, "test/run_tests.sh") or ""
         found = 0
         for path in c.test_files:
@@ -129,7 +146,9 @@ def find(repo, start: str, end: str, published: list[str], progress: Progress | 
             if source is None:
                 continue
             heavy = sorted({HEAVY_IMPORTS[m] for m in _imports(source) if m in HEAVY_IMPORTS})
-            for t in triggers.changed_tests(source, path, history.added_lines(repo, c.sha, path)):
+            added, removed = history.changed_lines(repo, c.sha, path)
+            parent = history.show_file(repo, f"{c.sha}^1", path) if removed else None
+            for t in triggers.changed_tests(source, path, added, parent, removed):
                 found += 1
                 row = Mined(**base, path=path, test=t.test, line=t.first_line)
                 need = triggers.needs(t) + heavy
@@ -376,9 +395,25 @@ def triage_signatures(log: str) -> list[dict]:
     torch_xla frame that is not an entry. The test's own calls and settings are upstream's test code, not a
     user's: left out. Empty when there is no check or torch_xla frame, since an error line alone names no
     bug (an assertion of the test, a generic RuntimeError): such a record is not offered to triage."""
+    log = _failure_block(log)
     log = "\n".join(ln for ln in log.splitlines() if not ln.startswith("XLAKB-TRIGGER "))  # our runner's summary
-    sigs = [s for s in signatures_from_log(log) if set(s) & {"message", "check", "frame"}]
+    sigs = [s for s in signatures_from_log(log) if set(s) & {"message", "check", "frame"}
+            and not str(s.get("message", "")).startswith("AssertionError")]  # the test's own assertion
     return sigs if any("message" not in s for s in sigs) else []
+
+
+def _failure_block(log: str) -> str:
+    """The part of a test's log that holds the failure our runner reported (its last line says which): the
+    unittest block of that failure when the test failed in several ways (a fallback check and an export
+    error, subtests), else the whole log."""
+    m = re.search(r"^XLAKB-TRIGGER (?:FAILED|ERROR) \S+: (.+)$", log, re.MULTILINE)
+    if not m:
+        return log
+    reported = m.group(1).strip()[:80]
+    for block in re.split(r"^={20,}$", log, flags=re.MULTILINE)[1:]:
+        if reported in block:
+            return block.split("\n" + "-" * 70 + "\nRan ", 1)[0]
+    return log
 
 
 def _failure_signatures(res) -> list[dict] | None:

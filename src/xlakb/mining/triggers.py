@@ -73,10 +73,17 @@ def test_functions(source: str, path: str) -> list[Trigger]:
     return out
 
 
-def changed_tests(source: str, path: str, lines: list[int]) -> list[Trigger]:
-    """The test functions of ``source`` that contain one of ``lines`` (what a fix added or changed there)."""
+def changed_tests(source: str, path: str, lines: list[int], old_source: str | None = None,
+                  removed: list[int] = ()) -> list[Trigger]:
+    """The test functions of ``source`` that contain one of ``lines`` (what a fix added or changed there), or
+    that held one of ``removed`` in ``old_source``, the copy before the fix (a decorator or a line taken out)."""
     touched = set(lines)
-    return [t for t in test_functions(source, path) if any(t.first_line <= n <= t.last_line for n in touched)]
+    tests = test_functions(source, path)
+    hit = {t.test for t in tests if any(t.first_line <= n <= t.last_line for n in touched)}
+    if old_source and removed:
+        gone = set(removed)
+        hit |= {t.test for t in test_functions(old_source, path) if any(t.first_line <= n <= t.last_line for n in gone)}
+    return [t for t in tests if t.test in hit]
 
 
 def needs(trigger: Trigger, module_text: str = "") -> list[str]:
