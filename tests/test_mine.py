@@ -189,6 +189,25 @@ def test_upstream_test_script_is_read_for_each_file():
     assert runscript.test_env(RUN_TESTS, "test/test_func.py") == {
         "PYTORCH_TEST_WITH_SLOW": "1", "CPU_NUM_DEVICES": "4", "XLA_DISABLE_FUNCTIONALIZATION": "1"}
     assert runscript.test_env(RUN_TESTS, "test/test_never.py") is None
+    # upstream exports `TORCH_TEST_DEVICES="$CDIR/pytorch_test_base.py"` (PyTorch's device-generic tests make
+    # their XLA classes from it): $CDIR is the test folder a probe's bundle holds; other paths are the CI's own
+    script = ('CDIR="$(cd "$(dirname "$0")" ; pwd -P)"\nexport TORCH_TEST_DEVICES="$CDIR/pytorch_test_base.py"\n'
+              'export XLA_CACHE_DIR="/home/ci/.cache"\nexport PYTORCH_TEST_WITH_SLOW=1\n')
+    assert runscript.exported(script) == {"TORCH_TEST_DEVICES": "test/pytorch_test_base.py", "PYTORCH_TEST_WITH_SLOW": "1"}
+
+
+def test_what_a_test_needs_counts_what_its_helpers_import():
+    """pytorch/xla #9311: test/test_profiler.py imports the helper test_profile_mp_mnist, which imports
+    torchvision; test/dynamo/test_dynamo_dynamic_shape.py imports examples/decoder_only_model.py."""
+    from xlakb.mining.mine import _imports_with_helpers
+
+    tree = {"test/test_profile_mp_mnist.py": "import args_parse\nimport torchvision\n",
+            "test/args_parse.py": "import argparse\n",
+            "examples/decoder_only_model.py": "import jax\n"}
+    assert {"torchvision", "argparse", "unittest"} <= _imports_with_helpers(
+        "import unittest\nimport test_profile_mp_mnist\n", "test/test_profiler.py", tree.get)
+    assert "jax" in _imports_with_helpers("from decoder_only_model import Model\n", "test/dynamo/test_x.py", tree.get)
+    assert _imports_with_helpers("import os\n", "test/test_y.py", tree.get) == {"os"}
 
 
 def test_changed_lines_map_to_their_test_functions():
@@ -391,6 +410,28 @@ def test_probes_in_threads_refresh_a_cached_bundle_together(upstream, tmp_path):
         errors += at_once(lambda: bundle(trigger, tmp_path, upstream["repo"]))
     assert errors == [] and runner.read_bytes() == runner_bytes() and runner.name == RUNNER
     assert not [p for p in runner.parent.iterdir() if p.name.startswith(f".{RUNNER}.")]  # no temporary file left
+
+
+def test_a_bundle_holds_the_example_models_upstreams_tests_import(upstream, tmp_path):
+    """Upstream's dynamo tests put `examples/` on sys.path (decoder_only_model.py): a bundle holds it beside
+    `test/`; a bundle an older xlakb made of `test/` alone is made again."""
+    import json as json_
+
+    from xlakb.mining.bundle import MARKER, bundle
+
+    repo = upstream["repo"]
+    sha = commit(repo, "Fix the decoder (#107)", {"examples/decoder_only_model.py": "class DecoderOnlyModel: pass\n"})
+    trigger = {"repo": "pytorch/xla", "commit": sha, "path": "test/test_bug.py", "test": "TestBug.test_bug_is_gone"}
+    runner, _ = bundle(trigger, tmp_path, repo)
+    assert (runner.parent / "examples" / "decoder_only_model.py").is_file() and (runner.parent / "test" / "test_bug.py").is_file()
+    marker = runner.parent / MARKER
+    marker.write_text(json_.dumps({"repo": "pytorch/xla", "commit": sha}) + "\n")  # as an older xlakb left it
+    (runner.parent / "examples" / "decoder_only_model.py").unlink()
+    runner, _ = bundle(trigger, tmp_path, repo)
+    assert (runner.parent / "examples" / "decoder_only_model.py").is_file()
+    without = {**trigger, "commit": upstream["fix"]}  # a commit with no examples/ folder: test/ alone
+    runner, _ = bundle(without, tmp_path, repo)
+    assert (runner.parent / "test" / "test_bug.py").is_file() and not (runner.parent / "examples").exists()
 
 
 # -- the whole command, fake wheels ---------------------------------------------------------------------------

@@ -239,6 +239,17 @@ def _first_parent_index(r, head: str) -> dict[str, int]:
     return {s: i for i, s in enumerate(shas)}
 
 
+def show_tree(repo, commit: str, path: str) -> list[str] | None:
+    """The names in folder ``path`` at ``commit``, or None when it has no such folder."""
+    import git
+
+    r = open_repo(repo)
+    try:
+        return r.git.ls_tree("--name-only", f"{commit}:{path}").splitlines()
+    except git.GitCommandError:
+        return None
+
+
 def show_file(repo, commit: str, path: str) -> str | None:
     """The text of ``path`` at ``commit``, or None when it does not exist there."""
     import git
@@ -265,13 +276,17 @@ def changed_lines(repo, commit: str, path: str) -> tuple[list[int], list[int]]:
     return added, removed
 
 
-def export_tree(repo, commit: str, prefix: str, dest: Path) -> Path:
-    """Write the files under ``prefix`` at ``commit`` into ``dest`` (``git archive``), for a probe to run."""
+def export_tree(repo, commit: str, prefix: str, dest: Path, missing_ok: bool = False) -> Path:
+    """Write the files under ``prefix`` at ``commit`` into ``dest`` (``git archive``), for a probe to run;
+    ``missing_ok``: a commit without that folder writes nothing."""
     import io
     import subprocess
     import tarfile
 
     r = open_repo(repo)
+    if missing_ok and show_tree(r, commit, prefix) is None:
+        dest.mkdir(parents=True, exist_ok=True)
+        return dest
     done = subprocess.run(["git", f"--git-dir={r.git_dir}", "archive", "--format=tar", commit, prefix],
                           capture_output=True)
     if done.returncode != 0:

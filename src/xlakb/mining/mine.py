@@ -96,6 +96,30 @@ def _imports(source: str) -> set[str]:
     return names
 
 
+def _imports_with_helpers(source: str, path: str, read: Callable[[str], str | None], depth: int = 3) -> set[str]:
+    """The top-level names a test module imports, and those its own helpers import (a module of its folder,
+    of ``test/`` or of ``examples/`` at the same commit, as upstream's tests find them on sys.path), ``depth``
+    levels down: `test_profiler.py` needs torchvision because the helper it imports does."""
+    names = _imports(source)
+    seen, frontier = {path}, [(path, source)]
+    for _ in range(depth):
+        found = []
+        for where, text in frontier:
+            folder = where.rsplit("/", 1)[0]
+            for name in sorted(_imports(text)):
+                for candidate in (f"{folder}/{name}.py", f"test/{name}.py", f"examples/{name}.py"):
+                    if candidate in seen:
+                        break
+                    helper = read(candidate)
+                    if helper is not None:
+                        seen.add(candidate)
+                        names |= _imports(helper)
+                        found.append((candidate, helper))
+                        break
+        frontier = found
+    return names
+
+
 def find(repo, start: str, end: str, published: list[str], progress: Progress | None = None) -> list[Mined]:
     """Every commit changing a test between releases ``start`` and ``end`` of ``repo``, as candidates: one per
     test function a minable commit changed that a CPU machine can run (status ``pending``), and the rest
@@ -145,7 +169,15 @@ def find(repo, start: str, end: str, published: list[str], progress: Progress | 
             source = history.show_file(repo, c.sha, path)
             if source is None:
                 continue
-            heavy = sorted({HEAVY_IMPORTS[m] for m in _imports(source) if m in HEAVY_IMPORTS})
+            files: dict[str, str | None] = {}
+
+            def read(name: str, sha: str = c.sha) -> str | None:
+                if name not in files:
+                    files[name] = history.show_file(repo, sha, name)
+                return files[name]
+
+            imported = _imports_with_helpers(source, path, read)
+            heavy = sorted({HEAVY_IMPORTS[m] for m in imported if m in HEAVY_IMPORTS})
             added, removed = history.changed_lines(repo, c.sha, path)
             parent = history.show_file(repo, f"{c.sha}^1", path) if removed else None
             for t in triggers.changed_tests(source, path, added, parent, removed):
@@ -162,7 +194,7 @@ def find(repo, start: str, end: str, published: list[str], progress: Progress | 
                     # settings the script gives every test: what it needs shows when it runs (a skip, a missing
                     # device comes back untestable), and only a failure before and a pass after proves it
                     row.env = env if env is not None else runscript.exported(script)
-                    row.packages = list(TEST_PACKAGES) + (["torchvision"] if "torchvision" in _imports(source) else [])
+                    row.packages = list(TEST_PACKAGES) + (["torchvision"] if "torchvision" in imported else [])
                 out.append(row)
         if not found:
             out.append(Mined(**base, status="excluded", reason="changes no test function (helpers or data only)"))

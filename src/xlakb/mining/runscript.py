@@ -14,7 +14,10 @@ _ASSIGN = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")
 _FUNC = re.compile(r"^\s*function\s+(\w+)\s*(\(\))?\s*\{\s*$|^\s*(\w+)\s*\(\)\s*\{\s*$")
 #: variables of the script that only steer the script itself, or name paths of the CI machine
 _SKIP = {"CDIR", "LOGFILE", "VERBOSITY", "MAX_GRAPH_SIZE", "GRAPH_CHECK_FREQUENCY", "CONTINUE_ON_ERROR",
-         "TORCH_TEST_DEVICES", "TORCH_XLA_DIR", "COVERAGE_FILE", "USE_COVERAGE"}
+         "TORCH_XLA_DIR", "COVERAGE_FILE", "USE_COVERAGE"}
+#: the script's own folder, which a probe's bundle holds as ``test/`` (its working folder is the bundle's root):
+#: ``TORCH_TEST_DEVICES="$CDIR/pytorch_test_base.py"`` names a file of the test tree, not of the CI machine
+_CDIR = re.compile(r"^\$\{?CDIR\}?(?=/|$)")
 
 
 def _words(line: str) -> list[str]:
@@ -35,7 +38,7 @@ def exported(text: str) -> dict[str, str]:
     known: dict[str, str] = {}
     for line in text.splitlines():
         m = re.match(r"^\s*([A-Z_][A-Z0-9_]*)=(\S.*)?$", line)
-        if m and not line.startswith((" ", "\t")):
+        if m and not line.startswith((" ", "\t")) and m.group(1) != "CDIR":
             known[m.group(1)] = _value(m.group(2) or "", known)
         m = re.match(r"^export\s+([A-Z_][A-Z0-9_]*)=(.*)$", line)
         if m:
@@ -44,8 +47,8 @@ def exported(text: str) -> dict[str, str]:
     for line in text.splitlines():
         m = re.match(r"^export\s+([A-Z_][A-Z0-9_]*)=", line)
         if m and m.group(1) not in _SKIP:
-            value = known[m.group(1)]
-            if "$" not in value and "/" not in value:  # paths of the CI machine stay out
+            value = _CDIR.sub("test", known[m.group(1)])
+            if "$" not in value and ("/" not in value or value.startswith("test/")):  # the CI machine's paths stay out
                 exports[m.group(1)] = value
     return exports
 
