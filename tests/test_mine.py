@@ -420,6 +420,8 @@ def test_a_bundle_holds_the_example_models_upstreams_tests_import(upstream, tmp_
     from xlakb.mining.bundle import MARKER, bundle
 
     repo = upstream["repo"]
+    (repo / "examples" / "scan").mkdir(parents=True)
+    (repo / "examples" / "scan" / "README.md").symlink_to("../../docs/scan.md")  # upstream links docs there
     sha = commit(repo, "Fix the decoder (#107)", {"examples/decoder_only_model.py": "class DecoderOnlyModel: pass\n"})
     trigger = {"repo": "pytorch/xla", "commit": sha, "path": "test/test_bug.py", "test": "TestBug.test_bug_is_gone"}
     runner, _ = bundle(trigger, tmp_path, repo)

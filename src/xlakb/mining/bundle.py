@@ -65,7 +65,8 @@ def bundle(trigger: dict, cache: Path, repo: Path | None = None) -> tuple[Path, 
             (tmp / MARKER).write_text(json.dumps({"repo": trigger.get("repo"), "commit": commit,
                                                   "trees": list(TREES)}) + "\n")
             for p in [tmp, *tmp.rglob("*")]:  # readable by a container's user whatever the host's umask
-                os.chmod(p, 0o755 if p.is_dir() else 0o644)
+                if not p.is_symlink():  # (examples/ holds links to docs: not followed, not changed)
+                    os.chmod(p, 0o755 if p.is_dir() else 0o644)
             try:
                 tmp.rename(dest)
             except OSError:  # made by a probe beside this one meanwhile
