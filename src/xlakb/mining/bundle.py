@@ -71,6 +71,10 @@ def bundle(trigger: dict, cache: Path, repo: Path | None = None) -> tuple[Path, 
                 tmp.rename(dest)
             except OSError:  # made by a probe beside this one meanwhile
                 shutil.rmtree(tmp, ignore_errors=True)
+        except OSError as err:  # a probe's error, with what failed, not the end of a batch
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise XlakbError(f"cannot make the test bundle of pytorch/xla {commit[:10]} under {dest.parent}: {err}",
+                             hint="check the disk space and permissions of the cache folder") from None
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
