@@ -317,6 +317,78 @@ def test_what_the_imports_started_stays_the_servers(kb, tmp_path, monkeypatch):
     os.kill(server_worker, 0)  # still alive after two probes
 
 
+# torch_xla with PT_XLA_DEBUG=1 (2.8.0): its import makes a file with mkstemp, names it in XLA_FNTRACKER_FILE, and
+# each process reads and removes it at exit, failing when it is gone
+MAKES_A_FILE = """
+import atexit as _atexit, os as _os, tempfile as _tempfile
+_fd, _tmp_fname = _tempfile.mkstemp('.ptxla', text=True)
+_os.environ.setdefault('XLA_FNTRACKER_FILE', _tmp_fname)
+def _summarize():
+    with open(_tmp_fname) as f:
+        f.read()
+    _os.close(_fd)
+    _os.remove(_tmp_fname)
+_atexit.register(_summarize)
+"""
+SEES_THE_FILE = '''\
+import os, sys
+import torch_xla
+print("tracker", os.environ.get("XLA_FNTRACKER_FILE") == torch_xla._tmp_fname, os.path.exists(torch_xla._tmp_fname))
+sys.exit(0)
+'''
+
+
+def test_what_the_imports_made_outside_the_interpreter_each_child_gets_back(kb, tmp_path, monkeypatch):
+    """The file an import made in the temporary folder, and the variable it set, are each child's as a cold
+    import would make them, though the child before removed the file at its exit (mined-pr9086 on 2.8.0:
+    the second probe of the server failed at exit). Such a server serves one child at a time."""
+    house = tmp_path / "house"
+    fake_torch_xla(house, "2.6.0", extra={"torch_xla/__init__.py": "__version__ = '2.6.0'\nBUG = 'none'\n" + MAKES_A_FILE})
+    fake_torch(house, "2.6.0")
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    fake_record(kb, reproducer=SEES_THE_FILE)
+    cold = _probe(kb, "fake-bug", "2.6.0", house, monkeypatch, warm_on=False)
+    assert Path(cold.log).read_text().split() == ["tracker", "True", "True"] and cold.exit_code == 0
+    for _ in range(3):
+        hot = _probe(kb, "fake-bug", "2.6.0", house, monkeypatch)
+        assert hot.start == "warm" and hot.exit_code == 0, Path(hot.log).read_text()
+        assert Path(hot.log).read_text() == Path(cold.log).read_text()
+    (srv,) = [s for group in warm.pool().servers.values() for s in group]
+    assert srv.exclusive and srv.view["made_files"] and srv.view["env_set"] == ["XLA_FNTRACKER_FILE"]
+
+
+COUNTS_ITS_LINES = '''\
+import os, sys, time
+import torch_xla
+path = os.environ["PT_XLA_DEBUG_FILE"]
+open(path, "w").close()  # as upstream's debug test does in setUpClass
+for _ in range(5):
+    with open(path, "a") as f:
+        f.write("step\\n")
+    time.sleep(0.1)
+lines = open(path).read().splitlines()
+print("lines", len(lines))
+sys.exit(0 if len(lines) == 5 else 1)
+'''
+
+
+@pytest.mark.parametrize("warm_on", [True, False])
+def test_probes_that_name_one_file_take_turns(kb, house, monkeypatch, tmp_path, warm_on):
+    """Two upstream debug tests both truncate, write and count /tmp/pt_xla_debug.txt (the file their
+    environment names): run side by side they saw each other's lines (mined-pr9086 cold on 2.8.0, "2 != 1").
+    Probes naming one file take turns; each sees what a run alone sees."""
+    from xlakb.matrix import run_batch
+
+    shared = str(tmp_path / "pt_xla_debug.txt")
+    for rid in ("counts-a", "counts-b"):
+        fake_record(kb, rid, reproducer=COUNTS_ITS_LINES, env={"PT_XLA_DEBUG_FILE": shared}, signatures=("lines",))
+    monkeypatch.setenv("XLAKB_WARM", "1" if warm_on else "0")
+    pairs = [(load_record(kb, rid), release("2.6.0")) for rid in ("counts-a", "counts-b")]
+    results = run_batch(pairs, UvBackend(), jobs=2, cache=None, find_links=(str(house),), index_url="none")
+    assert [r.verdict.value for r in results] == ["not-reproduced", "not-reproduced"], [Path(r.log).read_text() for r in results]
+
+
 BECOMES = '''\
 import os, subprocess, sys
 import torch_xla

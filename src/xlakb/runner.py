@@ -11,6 +11,7 @@ The rule for what a run means lives in :func:`classify`, in one place:
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import enum
 import hashlib
@@ -204,6 +205,32 @@ def run_env(record: Record, settings: tuple[tuple[str, str], ...] | None = None,
     return env
 
 
+def named_files(record: Record, candidate: Candidate) -> list[str]:
+    """The files a probe's own variables name by absolute path (upstream's ``PT_XLA_DEBUG_FILE=/tmp/
+    pt_xla_debug.txt``, ``XLA_METRICS_FILE``): not a folder that exists, not a list of paths."""
+    values = dict(_variables(record, candidate.settings))
+    if candidate.kind == "workaround" and record.workaround:
+        values.update(record.workaround.get("env", {}))
+    return sorted({v for v in values.values() if v.startswith("/") and ":" not in v and " " not in v
+                   and not os.path.isdir(v)})
+
+
+@contextlib.contextmanager
+def taking_turns(paths: list[str]):
+    """Probes that name the same file take turns with it, across the threads and processes of this machine:
+    run side by side, two tests that both truncate, write and count the lines of /tmp/pt_xla_debug.txt see
+    each other's lines, which no run of either alone does (upstream's CI runs them one after the other)."""
+    from filelock import FileLock
+
+    folder = cache_dir() / "locks"
+    with contextlib.ExitStack() as stack:
+        if paths:
+            folder.mkdir(parents=True, exist_ok=True)
+        for path in paths:  # sorted: two probes naming the same two files take them in the same order
+            stack.enter_context(FileLock(str(folder / f"file-{hashlib.sha256(path.encode()).hexdigest()[:16]}.lock")))
+        yield
+
+
 def _variables(record: Record, settings: tuple[tuple[str, str], ...] | None) -> dict[str, str]:
     """The record's own variables, or a settings candidate's in their place."""
     return record.env_vars if settings is None else dict(settings)
@@ -312,10 +339,12 @@ def probe(
     cap = cap_from_environment()
     asked = time.time()
     keys = [spec.key()] + ([spec.base().key()] if spec.overlay else [])
+    env = run_env(record, candidate.settings, candidate)
     with in_use(backend.cache, backend.name, keys):  # `xlakb env prune` and the size cap leave it alone
         prepared = backend.ensure(spec, progress)
-        result = backend.run(prepared, script, env=run_env(record, candidate.settings, candidate), timeout=record.timeout,
-                             log_path=log_path, args=args, warm=warm_allowed(record, candidate))
+        with taking_turns(named_files(record, candidate)):
+            result = backend.run(prepared, script, env=env, timeout=record.timeout,
+                                 log_path=log_path, args=args, warm=warm_allowed(record, candidate))
         if cap is not None and float(prepared.info.get("built_at") or 0) >= asked:  # a new environment: keep the cap
             enforce_cap(backend, cap, keep=keys, progress=progress)
     verdict, detail = classify(result, record.signatures)

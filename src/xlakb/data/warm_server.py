@@ -77,6 +77,50 @@ def _forget_parent_state() -> None:
                 cached.cache_clear()
 
 
+#: what the imports did outside the interpreter that a cold process's import would do again, as the server's
+#: import left it: the files they made in the temporary folder (torch_xla with PT_XLA_DEBUG makes one with
+#: mkstemp and each process removes its own at exit) and the variables they set in os.environ (the same
+#: import sets XLA_FNTRACKER_FILE to that file). Each child gets both back before its script runs.
+MADE: dict = {}
+ENV_SET: dict = {}
+ENV_GONE: list = []
+#: made files the server can put back: regular files, at most this many bytes in all
+MADE_LIMIT = 4 << 20
+
+
+def _tmp_files(folder: str) -> dict:
+    """The regular files at the top of ``folder``: name -> (size, modification time)."""
+    out = {}
+    try:
+        with os.scandir(folder) as it:
+            for e in it:
+                try:
+                    if e.is_file(follow_symlinks=False):
+                        st = e.stat(follow_symlinks=False)
+                        out[e.name] = (st.st_size, st.st_mtime_ns)
+                except OSError:
+                    continue
+    except OSError:
+        pass
+    return out
+
+
+def _restore_made() -> None:
+    """Put the files the imports made back as they left them (a child before this one removed or wrote one)."""
+    for path, data in MADE.items():
+        try:
+            with open(path, "rb") as f:
+                if f.read() == data:
+                    continue
+        except OSError:
+            pass
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+
+
 def _child(request: dict, listener: socket.socket, conns: list) -> None:
     """In the forked child: become the probe, run it, exit as the interpreter would. Never returns."""
     for c in [listener, *conns]:
@@ -98,6 +142,10 @@ def _child(request: dict, listener: socket.socket, conns: list) -> None:
     os.close(null)
     os.environ.clear()
     os.environ.update(request["env"])
+    for name in ENV_GONE:  # what the imports did to the environment, as they did it in the server
+        os.environ.pop(name, None)
+    os.environ.update(ENV_SET)
+    _restore_made()
     if request.get("become"):
         _become(request["become"])
     os.chdir(request["cwd"])
@@ -261,11 +309,28 @@ def main() -> int:
     import gc
 
     gc.disable()
+    import tempfile
+
+    tmp = tempfile.gettempdir()
+    tmp_before, env_before = _tmp_files(tmp), dict(os.environ)
     started = time.monotonic()
     with _Watch() as watch:
         for name in [m for m in args.get("--preload", "").split(",") if m]:
             __import__(name)
     loaded = time.monotonic() - started
+    made = sorted(n for n, st in _tmp_files(tmp).items() if tmp_before.get(n) != st)
+    unrestorable = ""
+    if sum(_tmp_files(tmp)[n][0] for n in made) > MADE_LIMIT:
+        unrestorable = f"its imports made {len(made)} file(s) in {tmp} over {MADE_LIMIT} bytes"
+    else:
+        for n in made:
+            try:
+                with open(os.path.join(tmp, n), "rb") as f:
+                    MADE[os.path.join(tmp, n)] = f.read()
+            except OSError as err:
+                unrestorable = f"its imports made {os.path.join(tmp, n)}, which it cannot read: {err}"
+    ENV_SET.update({k: v for k, v in os.environ.items() if env_before.get(k) != v})
+    ENV_GONE.extend(k for k in env_before if k not in os.environ)
     gc.collect()
     gc.freeze()
     gc.enable()
@@ -296,7 +361,9 @@ def main() -> int:
     print(json.dumps({"ready": os.getpid(), "import_s": round(loaded, 3), "threads": _threads(),
                       "python_threads": python_threads, "prefix": sys.prefix, "looked_for": sorted(watch.names),
                       "metadata": sorted(watch.metadata),
-                      "scanners": [m for m in ("pkg_resources", "importlib_metadata") if m in sys.modules]}),
+                      "scanners": [m for m in ("pkg_resources", "importlib_metadata") if m in sys.modules],
+                      "made_files": sorted(MADE) if not unrestorable else [], "unrestorable": unrestorable,
+                      "env_set": sorted(ENV_SET), "env_gone": sorted(ENV_GONE)}),
           flush=True)
     while not stop:
         if parent and os.getppid() != parent:

@@ -910,6 +910,14 @@ class _WarmContainer:
             except docker.errors.NotFound:
                 break
             if '"ready"' in logs and self.socket.exists():
+                ready = next((ln for ln in logs.splitlines() if '"ready"' in ln), "{}")
+                try:
+                    unrestorable = json.loads(ready).get("unrestorable")
+                except ValueError:
+                    unrestorable = None
+                if unrestorable:  # a child could not be given what a cold import would make
+                    self.stop()
+                    raise XlakbError(f"warm server container: {unrestorable}")
                 os.chmod(self.folder, 0o755)  # from now on a probe cannot add, remove or replace anything here
                 return
             if self.container.status == "exited":

@@ -211,7 +211,8 @@ def refusal(view: Mapping, extras: Sequence[Dist]) -> str | None:
 
 class WarmServer:
     """One running server: its process, its socket. ``exclusive``: it serves one probe at a time (a server in
-    a container puts the container back after each probe, so it cannot share it)."""
+    a container puts the container back after each probe, so it cannot share it; a server whose imports made
+    files in the temporary folder puts them back for each child, so two children cannot share them)."""
 
     exclusive = False
 
@@ -241,9 +242,14 @@ class WarmServer:
             except ValueError:
                 continue
             if "ready" in msg:
+                if msg.get("unrestorable"):  # a child could not be given what a cold import would make
+                    self.stop()
+                    raise XlakbError(f"warm server of {self.python}: {msg['unrestorable']}")
                 self.ready = True
                 self.threads = msg.get("python_threads", [])
                 self.view = msg
+                if msg.get("made_files"):  # each child gets them back as the import left them: one at a time
+                    self.exclusive = True
                 return
         self.stop()
         tail = self.log.read_text("utf-8", "replace")[-300:].strip() if self.log.exists() else ""
