@@ -305,9 +305,15 @@ RUNNER_CASES = {
                          1, "XLAKB-TRIGGER ERROR T.test_it: AttributeError: 'S' object has no attribute 'gone'"),
     # upstream's core-aten-op tests also assert the op did not run through the CPU fallback (#6588): that alone
     # failing is speed; with the export failing too, the export's error is the failure
+    # pytorch/xla #9086 renamed "mark_step" to "sync" in PT_XLA_DEBUG's report: a test of that wording is words
+    "wording-only": ("self.assertIn('sync in parallel loader at step end', 'Execution Analysis:   mark_step in "
+                     "parallel loader at step end')", 0, "XLAKB-TRIGGER PASSED T.test_it (only its checks of a message's wording"),
+    "short-strings-are-behaviour": ("self.assertEqual('f16', 'f64')", 1, "XLAKB-TRIGGER FAILED T.test_it: AssertionError: 'f16' != 'f64'"),
+    "hlo-text-is-behaviour": ("self.assertIn('%add = f32[] add(', 'HloModule m, entry_computation_layout={}')", 1,
+                              "XLAKB-TRIGGER FAILED T.test_it: AssertionError: '%add = f32[] add(' not found in"),
     "fallback-only": ("with self.subTest('torch_xla_metric'):\n      self.assertNotIn('aten::reflection_pad1d', "
                       "'Metric: X\\nCounter: aten::reflection_pad1d\\n  Value: 1')", 0,
-                      "XLAKB-TRIGGER PASSED T.test_it (only its check that no op ran through the CPU fallback failed"),
+                      "XLAKB-TRIGGER PASSED T.test_it (only its checks that no op ran through the CPU fallback failed"),
     "fallback-and-export": ("with self.subTest('torch_xla_metric'):\n      self.assertNotIn('aten::pad', 'Metric: X aten::pad')\n"
                             "    with self.subTest('can_convert_to_stablehlo'):\n      raise RuntimeError("
                             "'This model contains ops not capturable by Pytorch/XLA: aten::pad=1')", 1,
