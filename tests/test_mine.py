@@ -208,6 +208,13 @@ def test_what_a_test_needs_counts_what_its_helpers_import():
         "import unittest\nimport test_profile_mp_mnist\n", "test/test_profiler.py", tree.get)
     assert "jax" in _imports_with_helpers("from decoder_only_model import Model\n", "test/dynamo/test_x.py", tree.get)
     assert _imports_with_helpers("import os\n", "test/test_y.py", tree.get) == {"os"}
+    # a helper that imports tensorflow only inside a function, or guarded, does not make its tests need it
+    # (test/stablehlo/utils.py's has_tf_package(), #6592)
+    tree["test/stablehlo/utils.py"] = ("import functools\ntry:\n  import jax\nexcept ImportError:\n  jax = None\n\n"
+                                       "def has_tf_package():\n  try:\n    import tensorflow\n    return True\n"
+                                       "  except ImportError:\n    return False\n")
+    assert _imports_with_helpers("from utils import has_tf_package\n", "test/stablehlo/test_pt2e_qdq.py",
+                                 tree.get) == {"utils", "functools"}
 
 
 def test_changed_lines_map_to_their_test_functions():

@@ -96,10 +96,51 @@ def _imports(source: str) -> set[str]:
     return names
 
 
+def _imports_at_load(source: str) -> set[str]:
+    """The top-level names a module imports when it is loaded: statements of its body (and of the blocks in
+    it), not those inside a function or class, nor those guarded by a ``try`` that catches their absence
+    (``has_tf_package()`` in upstream's test helpers imports tensorflow only when asked, if it is there)."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names: set[str] = set()
+
+    def guarded(node: ast.Try) -> bool:
+        for h in node.handlers:
+            caught = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
+            if h.type is None or any(getattr(t, "id", "") in ("ImportError", "ModuleNotFoundError", "Exception")
+                                     for t in caught):
+                return True
+        return False
+
+    def walk(body) -> None:
+        for node in body:
+            if isinstance(node, ast.Import):
+                names.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module.split(".")[0])
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            elif isinstance(node, ast.Try) and guarded(node):
+                walk(node.orelse)
+                walk(node.finalbody)
+            else:
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    inner = getattr(node, field, None)
+                    if isinstance(inner, list):
+                        walk(inner)
+
+    walk(tree.body)
+    return names
+
+
 def _imports_with_helpers(source: str, path: str, read: Callable[[str], str | None], depth: int = 3) -> set[str]:
-    """The top-level names a test module imports, and those its own helpers import (a module of its folder,
-    of ``test/`` or of ``examples/`` at the same commit, as upstream's tests find them on sys.path), ``depth``
-    levels down: `test_profiler.py` needs torchvision because the helper it imports does."""
+    """The top-level names a test module imports, and those its own helpers import when loaded (a module of its
+    folder, of ``test/`` or of ``examples/`` at the same commit, as upstream's tests find them on sys.path),
+    ``depth`` levels down: `test_profiler.py` needs torchvision because the helper it imports does."""
     names = _imports(source)
     seen, frontier = {path}, [(path, source)]
     for _ in range(depth):
@@ -113,7 +154,7 @@ def _imports_with_helpers(source: str, path: str, read: Callable[[str], str | No
                     helper = read(candidate)
                     if helper is not None:
                         seen.add(candidate)
-                        names |= _imports(helper)
+                        names |= _imports_at_load(helper)
                         found.append((candidate, helper))
                         break
         frontier = found
