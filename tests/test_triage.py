@@ -475,6 +475,22 @@ def test_new_from_log_takes_signatures_a_record_can_use(kb, tmp_path):
     assert "my-bug.yaml" not in r.stdout or "signatures" not in r.stdout, r.stdout
 
 
+def test_a_generalised_attribute_error_keeps_its_type_and_attribute():
+    """In Python's attribute error the quoted names are the code's, never a user's data; without them the
+    line is every AttributeError, and a mined record's signature made of it took the one-line paste of
+    upstream #8314 (`'ParallelLoader' object has no attribute '_loader'`) from its own record."""
+    import re
+
+    from xlakb.triage import _generalise
+
+    mine = _generalise("AttributeError: 'int' object has no attribute 'device'")
+    assert re.search(mine, "  AttributeError: 'int' object has no attribute 'device'")
+    assert not re.search(mine, (CORPUS / "pasted" / "b-8314-one-line.txt").read_text())
+    assert re.search(_generalise("AttributeError: module 'torch_xla._XLAC' has no attribute '_xla_foo' at 0x7f"),
+                     "AttributeError: module 'torch_xla._XLAC' has no attribute '_xla_foo' at 0x55")
+    assert re.search(_generalise("TypeError: unhashable type: 'list'"), "TypeError: unhashable type: 'dict'")
+
+
 def test_every_reason_evidence_is_generic_reads_in_chinese():
     """The generic lists' reasons and the engine's own words, through the Chinese table of data/ui.yaml."""
     import re

@@ -981,14 +981,19 @@ def advice_text(match: Match, lang: str = "en", surface: str = "cli") -> str:
 # -- a record's signatures from a log (`xlakb new --from-log`) -------------------------------------------
 def _generalise(line: str) -> str:
     """A regex of an error line that other users' pastes of the same error also match: paths, addresses,
-    numbers, shapes and quoted names made into placeholders."""
+    numbers, shapes and quoted names made into placeholders. Python's own attribute error keeps its names: in
+    ``'int' object has no attribute 'device'`` they are the code's type and attribute, never a user's data,
+    and without them the line is every AttributeError."""
     out, pos = [], 0
-    token = re.compile(r"(?P<path>(?:[A-Za-z]:)?[\w.\-]*[/\\][\w./\\\-]+)|(?P<hex>0x[0-9a-fA-F]+)|(?P<shape>\[[\d, ]*\])|"
+    token = re.compile(r"(?P<attr>(?:'[A-Za-z_][\w.]*' object|module '[\w.]+'|type object '[\w.]+') has no attribute "
+                       r"'[A-Za-z_]\w*')|"
+                       r"(?P<path>(?:[A-Za-z]:)?[\w.\-]*[/\\][\w./\\\-]+)|(?P<hex>0x[0-9a-fA-F]+)|(?P<shape>\[[\d, ]*\])|"
                        r"(?P<num>\b\d+(?:\.\d+)?\b)|(?P<quoted>'[^'\n]{1,80}'|\"[^\"\n]{1,80}\")")
     for m in token.finditer(line):
         out.append(re.escape(line[pos:m.start()]))
         kind = m.lastgroup
-        out.append({"path": r"\S+", "hex": r"0x[0-9a-fA-F]+", "shape": r"\[[\d, ]*\]", "num": r"\d+(?:\.\d+)?",
+        out.append(re.escape(m.group(0)) if kind == "attr" else
+                   {"path": r"\S+", "hex": r"0x[0-9a-fA-F]+", "shape": r"\[[\d, ]*\]", "num": r"\d+(?:\.\d+)?",
                     "quoted": r"['\"][^'\"]*['\"]"}[kind])
         pos = m.end()
     out.append(re.escape(line[pos:]))
