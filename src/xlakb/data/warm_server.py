@@ -78,9 +78,9 @@ def _forget_parent_state() -> None:
 
 
 #: what the imports did outside the interpreter that a cold process's import would do again, as the server's
-#: import left it: the files they made in the temporary folder (torch_xla with PT_XLA_DEBUG makes one with
-#: mkstemp and each process removes its own at exit) and the variables they set in os.environ (the same
-#: import sets XLA_FNTRACKER_FILE to that file). Each child gets both back before its script runs.
+#: import left it: the temporary files they made (torch_xla with PT_XLA_DEBUG makes one with mkstemp and each
+#: process removes its own at exit) and the variables they set in os.environ (the same import sets
+#: XLA_FNTRACKER_FILE to that file). Each child gets both back before its script runs.
 MADE: dict = {}
 ENV_SET: dict = {}
 ENV_GONE: list = []
@@ -88,21 +88,36 @@ ENV_GONE: list = []
 MADE_LIMIT = 4 << 20
 
 
-def _tmp_files(folder: str) -> dict:
-    """The regular files at the top of ``folder``: name -> (size, modification time)."""
-    out = {}
-    try:
-        with os.scandir(folder) as it:
-            for e in it:
-                try:
-                    if e.is_file(follow_symlinks=False):
-                        st = e.stat(follow_symlinks=False)
-                        out[e.name] = (st.st_size, st.st_mtime_ns)
-                except OSError:
-                    continue
-    except OSError:
-        pass
-    return out
+class _Made:
+    """While the imports run: the files this process makes through tempfile (mkstemp, NamedTemporaryFile: the
+    names a cold process would make anew, each its own), not whatever other processes put in the same folder
+    meanwhile."""
+
+    def __init__(self) -> None:
+        self.paths: list = []
+        self._inner = None
+
+    def __enter__(self) -> "_Made":
+        import tempfile
+
+        inner = getattr(tempfile, "_mkstemp_inner", None)
+        if inner is not None:
+            made = self
+
+            def record(*args, **kwargs):
+                fd, name = inner(*args, **kwargs)
+                made.paths.append(os.path.abspath(name))
+                return fd, name
+
+            tempfile._mkstemp_inner = record
+            self._inner = inner
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._inner is not None:
+            import tempfile
+
+            tempfile._mkstemp_inner = self._inner
 
 
 def _restore_made() -> None:
@@ -309,26 +324,23 @@ def main() -> int:
     import gc
 
     gc.disable()
-    import tempfile
-
-    tmp = tempfile.gettempdir()
-    tmp_before, env_before = _tmp_files(tmp), dict(os.environ)
+    env_before = dict(os.environ)
     started = time.monotonic()
-    with _Watch() as watch:
+    with _Watch() as watch, _Made() as made:
         for name in [m for m in args.get("--preload", "").split(",") if m]:
             __import__(name)
     loaded = time.monotonic() - started
-    made = sorted(n for n, st in _tmp_files(tmp).items() if tmp_before.get(n) != st)
     unrestorable = ""
-    if sum(_tmp_files(tmp)[n][0] for n in made) > MADE_LIMIT:
-        unrestorable = f"its imports made {len(made)} file(s) in {tmp} over {MADE_LIMIT} bytes"
-    else:
-        for n in made:
-            try:
-                with open(os.path.join(tmp, n), "rb") as f:
-                    MADE[os.path.join(tmp, n)] = f.read()
-            except OSError as err:
-                unrestorable = f"its imports made {os.path.join(tmp, n)}, which it cannot read: {err}"
+    for name in dict.fromkeys(made.paths):
+        if not os.path.isfile(name):
+            continue  # made and removed by the imports themselves
+        try:
+            with open(name, "rb") as f:
+                MADE[name] = f.read()
+        except OSError as err:
+            unrestorable = f"its imports made {name}, which it cannot read: {err}"
+    if sum(len(v) for v in MADE.values()) > MADE_LIMIT:
+        unrestorable = f"its imports made {len(MADE)} file(s) over {MADE_LIMIT} bytes"
     ENV_SET.update({k: v for k, v in os.environ.items() if env_before.get(k) != v})
     ENV_GONE.extend(k for k in env_before if k not in os.environ)
     gc.collect()
