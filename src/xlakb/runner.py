@@ -23,6 +23,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from filelock import FileLock
+
 from .candidate import Candidate
 from .envs import Backend, EnvSpec, cache_dir
 from .envs.cache import cap_from_environment, enforce_cap, in_use
@@ -220,8 +222,6 @@ def taking_turns(paths: list[str]):
     """Probes that name the same file take turns with it, across the threads and processes of this machine:
     run side by side, two tests that both truncate, write and count the lines of /tmp/pt_xla_debug.txt see
     each other's lines, which no run of either alone does (upstream's CI runs them one after the other)."""
-    from filelock import FileLock
-
     folder = cache_dir() / "locks"
     with contextlib.ExitStack() as stack:
         if paths:

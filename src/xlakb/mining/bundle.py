@@ -41,13 +41,21 @@ def clone_path() -> Path:
     return path
 
 
+def _trees(marker: Path):
+    """The folders a cached bundle was made of, by its marker (None when the marker cannot be read)."""
+    try:
+        return json.loads(marker.read_text()).get("trees")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def bundle(trigger: dict, cache: Path, repo: Path | None = None) -> tuple[Path, tuple[str, ...]]:
     """The folder to run ``trigger`` in (made now if needed): the runner script and the arguments to give it."""
     from .history import export_tree
 
     commit = trigger["commit"]
     dest = cache / "triggers" / commit
-    if (dest / MARKER).exists() and json.loads((dest / MARKER).read_text()).get("trees") != list(TREES):
+    if (dest / MARKER).exists() and _trees(dest / MARKER) != list(TREES):
         stale = dest.with_name(f".{commit[:12]}-stale-{os.getpid()}-{threading.get_ident()}")
         try:  # made by an xlakb that took fewer folders: made again (a probe beside this one may be first)
             dest.rename(stale)

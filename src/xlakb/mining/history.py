@@ -143,12 +143,6 @@ _REVERTS_SHA = re.compile(r"\bThis reverts commit ([0-9a-f]{7,40})\b")
 _REVERTS_PR = re.compile(r"^\s*revert\b\s*:?\s*#(\d+)|\bReverts [\w.-]+/[\w.-]+#(\d+)", re.IGNORECASE | re.MULTILINE)
 
 
-def _bare_subject(subject: str) -> str:
-    """A subject without its PR numbers at the end and a GitHub ellipsis (a long subject cut short)."""
-    text = re.sub(r"(?:\s*\(#\d+\))+\s*$", "", subject.strip())
-    return re.sub(r"\s*(?:\u2026|\.\.\.)\s*$", "", text).strip().strip('"').strip()
-
-
 def reverts(history: History) -> dict[str, Commit]:
     """The commits of ``history`` that a later one of it reverts, each with that revert: named by git's
     "This reverts commit <sha>", by the PR it names ("Revert: #6368", "Reverts pytorch/xla#6405"), or by the
@@ -162,12 +156,12 @@ def reverts(history: History) -> dict[str, Commit]:
             target = None
             sha = _REVERTS_SHA.search(c.body)
             prs = [int(a or b) for a, b in _REVERTS_PR.findall(f"{c.subject}\n{c.body}")]
-            quoted = _bare_subject(m.group(1))
+            quoted = _norm_subject(m.group(1))  # punctuation, PR numbers and a GitHub ellipsis left out
             cut = bool(re.search(r"(?:\u2026|\.\.\.)\s*\"?(?:\s*\(#\d+\))*\s*$", c.subject))
             for old in reversed(seen):
                 if (sha and old.sha.startswith(sha.group(1))) or (old.pr is not None and old.pr in prs) or (
-                        len(quoted) > 8 and (_bare_subject(old.subject) == quoted
-                                             or (cut and _bare_subject(old.subject).startswith(quoted)))):
+                        len(quoted) > 8 and (_norm_subject(old.subject) == quoted
+                                             or (cut and _norm_subject(old.subject).startswith(quoted)))):
                     target = old
                     break
             if target is not None and target.sha not in out:

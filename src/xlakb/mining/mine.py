@@ -31,7 +31,6 @@ from ..errors import XlakbError
 from ..progress import NullProgress, Progress
 from ..records import Record
 from ..triage import signatures_from_log
-from .history import Commit
 from . import history, runscript, triggers
 
 TABLE = Path("mined") / "candidates.json"
@@ -87,13 +86,18 @@ def _imports(source: str) -> set[str]:
         tree = ast.parse(source)
     except SyntaxError:
         return set()
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(a.name.split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module.split(".")[0])
-    return names
+    return {name for node in ast.walk(tree) for name in _imported(node)}
+
+
+def _imported(node) -> list[str]:
+    """The top-level names an ``import`` statement imports (none for a relative one or another statement)."""
+    import ast
+
+    if isinstance(node, ast.Import):
+        return [a.name.split(".")[0] for a in node.names]
+    if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+        return [node.module.split(".")[0]]
+    return []
 
 
 def _imports_at_load(source: str) -> set[str]:
@@ -118,10 +122,8 @@ def _imports_at_load(source: str) -> set[str]:
 
     def walk(body) -> None:
         for node in body:
-            if isinstance(node, ast.Import):
-                names.update(a.name.split(".")[0] for a in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                names.add(node.module.split(".")[0])
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names.update(_imported(node))
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
                 continue
             elif isinstance(node, ast.Try) and guarded(node):
@@ -172,7 +174,7 @@ def find(repo, start: str, end: str, published: list[str], progress: Progress | 
     order = sorted(published, key=Version)
     undone = history.reverts(hist)
 
-    def reverted_in(sha: str, release: str, depth: int = 0) -> Commit | None:
+    def reverted_in(sha: str, release: str, depth: int = 0) -> history.Commit | None:
         """The revert of ``sha`` that ``release`` (or an earlier one) ships, unless that revert was itself
         reverted there: then ``release`` does not have the commit's change."""
         r = undone.get(sha)
@@ -206,17 +208,17 @@ def find(repo, start: str, end: str, published: list[str], progress: Progress | 
             continue
         script = history.show_file(repo, c.sha, "test/run_tests.sh") or ""
         found = 0
+        files: dict[str, str | None] = {}  # the commit's helper modules, read once for all its test files
+
+        def read(name: str, sha: str = c.sha) -> str | None:
+            if name not in files:
+                files[name] = history.show_file(repo, sha, name)
+            return files[name]
+
         for path in c.test_files:
             source = history.show_file(repo, c.sha, path)
             if source is None:
                 continue
-            files: dict[str, str | None] = {}
-
-            def read(name: str, sha: str = c.sha) -> str | None:
-                if name not in files:
-                    files[name] = history.show_file(repo, sha, name)
-                return files[name]
-
             imported = _imports_with_helpers(source, path, read)
             heavy = sorted({HEAVY_IMPORTS[m] for m in imported if m in HEAVY_IMPORTS})
             added, removed = history.changed_lines(repo, c.sha, path)

@@ -63,10 +63,7 @@ def build(reports: Mapping[int, Report], records: Iterable[Mapping] = (), fixes:
     for r in sorted(reports.values(), key=lambda r: r.number):
         if r.pull_request:
             continue
-        lines = r.error_lines()
-        if any(not e.consequence for e in lines):  # the error the crash came of is the report's title
-            lines = [e for e in lines if not e.consequence]
-        for e in lines:
+        for e in _titles(r.error_lines()):
             c = by_key.get(e.key)
             if c is None:
                 c = by_key[e.key] = Cluster(e.key, e.signature, e.location, e.kind, e.helper, e.consequence)
@@ -98,6 +95,14 @@ def build(reports: Mapping[int, Report], records: Iterable[Mapping] = (), fixes:
         c.first_fixed = shipped[0] if shipped else None
     # most reported first; clusters of a bare fatal signal (any crashes) after every error
     return sorted(by_key.values(), key=lambda c: (c.generic, -len(c.issues), c.key))
+
+
+def _titles(lines: list[ErrorLine]) -> list[ErrorLine]:
+    """The lines a report or paste is known by: a fatal signal with no guilty place is left out when the paste
+    shows the error the crash came of (ErrorLine.consequence)."""
+    if any(not e.consequence for e in lines):
+        return [e for e in lines if not e.consequence]
+    return lines
 
 
 def _fold_unlocated(by_key: dict[str, Cluster]) -> None:
@@ -136,9 +141,7 @@ def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
     location it must be the same (a look-alike from another function is another bug; a helper's own place
     names no function: it agrees with every caller, inexactly). Best first: the most specific kind, then the
     most reported."""
-    lines = error_lines(text)
-    if any(not e.consequence for e in lines):
-        lines = [e for e in lines if not e.consequence]
+    lines = _titles(error_lines(text))
     if not lines:
         return []
     by_sig: dict[str, list[Cluster]] = {}
