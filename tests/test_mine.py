@@ -369,6 +369,53 @@ def test_a_package_the_environment_lacks_is_the_runners_problem_not_the_bugs(tmp
     assert r.returncode == 1 and "XLAKB-TRIGGER ERROR T.test_it: ValueError: module-level bug" in r.stdout
 
 
+DEFERRED_MODULE = (
+    "import unittest\n"
+    "import torch_xla\n"
+    "import torch_xla.utils.dlpack as xdlpack\n"  # a module of a later release
+    "import torch_xla.backends\n"  # another, bound through its parent
+    "from torch_xla.experimental.scan import scan, value_and_grad_partitioned\n"  # a name of a later release
+    "try:\n  from torch_xla.experimental.scan import guarded\nexcept ImportError:\n  guarded = None\n"
+    "{extra}\n\n"
+    "class T(unittest.TestCase):\n\n"
+    "  def test_plain(self):\n    self.assertEqual(scan(), 1)\n    self.assertIsNone(guarded)\n"
+    "    import torch_xla.experimental.scan as s\n    self.assertFalse(hasattr(s, 'value_and_grad_partitioned'))\n\n"
+    "  def test_fails(self):\n    self.assertEqual(scan(), 2)\n\n"
+    "  def test_uses_module(self):\n    xdlpack.to_dlpack(1)\n\n"
+    "  def test_uses_name(self):\n    self.assertEqual(value_and_grad_partitioned(1), 1)\n\n"
+    "  def test_swallows_it(self):\n    try:\n      torch_xla.backends.set_mat_mul_precision('high')\n"
+    "    except Exception:\n      pass\n")
+
+
+@pytest.mark.parametrize("test, extra, code, last", [
+    ("T.test_plain", "", 0, "XLAKB-TRIGGER PASSED T.test_plain"),
+    ("T.test_fails", "", 1, "XLAKB-TRIGGER FAILED T.test_fails: AssertionError: 1 != 2"),
+    ("T.test_uses_module", "", 125, "untestable: the test calls an API this release lacks: torch_xla.utils.dlpack.to_dlpack"),
+    ("T.test_uses_name", "", 125, "untestable: the test calls an API this release lacks: "
+                                  "torch_xla.experimental.scan.value_and_grad_partitioned"),
+    ("T.test_swallows_it", "", 125, "untestable: the test calls an API this release lacks: torch_xla.backends"),
+    ("T.test_plain", "value_and_grad_partitioned(0)", 125, "untestable: the test module needs an API this release lacks"),
+    ("T.test_plain", "raise ValueError('the module fails on its own')", 1,
+     "XLAKB-TRIGGER ERROR T.test_plain: ValueError: the module fails on its own"),
+])
+def test_a_name_the_release_lacks_is_untestable_only_for_a_test_that_uses_it(tmp_path, test, extra, code, last):
+    """A test module imports modules and names of later releases (test_operations.py's torch_xla.utils.dlpack):
+    its other tests run as written, a test that uses one (even inside a try) is untestable, and the torch_xla
+    modules themselves are left as the release has them."""
+    site = tmp_path / "site"
+    for pkg in ("torch_xla", "torch_xla/utils", "torch_xla/experimental"):
+        (site / pkg).mkdir(parents=True)
+        (site / pkg / "__init__.py").write_text("")
+    (site / "torch_xla" / "experimental" / "scan.py").write_text("def scan():\n  return 1\n")
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "test_y.py").write_text(DEFERRED_MODULE.format(extra=extra))
+    runner = Path(__file__).resolve().parent.parent / "src" / "xlakb" / "data" / "trigger_runner.py"
+    r = subprocess.run([sys.executable, str(runner), "test/test_y.py", test], cwd=tmp_path, capture_output=True,
+                       text=True, env={**os.environ, "PYTHONPATH": str(site)}, timeout=60)
+    assert r.returncode == code, r.stdout + r.stderr
+    assert r.stdout.strip().splitlines()[-1].startswith(last), r.stdout[-600:]
+
+
 def test_a_device_generic_test_runs_as_its_xla_instances(tmp_path):
     """PyTorch's instantiate_device_type_tests replaces TestOps by TestOpsXLA with test_put_xla_<dtype>: the
     runner runs those (and not test_put_accumulate_xla), and a name it cannot find is its own problem (3),

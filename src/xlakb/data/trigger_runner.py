@@ -11,7 +11,9 @@ mistaken for the runner's), alone, with unittest. Exit codes, as every reproduce
     1    it failed: an assertion, an exception, or a crash; the last line says which:
          XLAKB-TRIGGER FAILED|ERROR|CRASHED <test>: <exception type or signal>: <first line of its message>
     125  untestable on this release: the test module cannot be imported for want of a torch or torch_xla
-         API, the test was skipped, or it calls an API the release lacks
+         API, the test was skipped, or it calls an API the release lacks (a module or name of a later
+         release that the test module imports is bound to a stand-in: the tests that use it are untestable,
+         the others run as written)
     3    the runner itself could not run the test (a test-only package or another package the test module
          imports missing from the environment, no such test)
 """
@@ -139,21 +141,154 @@ def resolve(module, test: str) -> list:
     return found
 
 
-def run_test(path: str, test: str) -> int:
-    """In the child: import the test module (not as __main__: its own main block stays out), run ``test``."""
+class _Absent(Exception):
+    """What a deferred name raises when the test uses it: the release lacks this API."""
+
+
+#: the deferred names a test (or its module's own code) used: the verdict is then "untestable", whatever else
+#: happened (a test that caught the error broadly must not pass or fail on it)
+USED: list[str] = []
+
+
+class _Missing:
+    """A name the test module imports that this release does not have (a torch_xla module or function added
+    later), bound in the test module's namespace only; any use raises the import's own error. Tests of the
+    module that never use it run as upstream wrote them; one that does is untestable."""
+
+    def __init__(self, what: str, error: str):
+        object.__setattr__(self, "_what", what)
+        object.__setattr__(self, "_error", error)
+
+    def _use(self, *_args, **_kwargs):
+        USED.append(self._what)
+        raise _Absent(self._error)
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return self._use()
+
+    __call__ = __getitem__ = __iter__ = __bool__ = __len__ = __setattr__ = __enter__ = __mro_entries__ = _use
+    __eq__ = __lt__ = __gt__ = __add__ = __mul__ = __contains__ = _use
+    __hash__ = object.__hash__
+
+
+class _AbsentModule(type(sys)):
+    """A torch or torch_xla module the release lacks, as the test module imported it: its names are _Missing."""
+
+    def __init__(self, name: str, error: str):
+        super().__init__(name)
+        self.__path__ = []
+        self.__xlakb_error__ = error
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return _Missing(f"{self.__name__}.{name}", self.__xlakb_error__)
+
+
+class _View(type(sys)):
+    """A module as one ``from module import a, b`` of the test sees it: its own names, and _Missing for
+    those this release lacks. The module itself is left alone."""
+
+    def __init__(self, module, missing: dict):
+        super().__init__(module.__name__)
+        self.__xlakb_module__ = module
+        self.__dict__.update(missing)
+
+    def __getattr__(self, name):
+        return getattr(self.__xlakb_module__, name)
+
+
+def _ours(name: str) -> bool:
+    return name.split(".")[0] in ("torch", "torch_xla", "_XLAC")
+
+
+def _deferring(real_import, tests: str, deferred: set):
+    """``__import__`` for code under ``tests`` that binds the names in ``deferred`` (missing modules or
+    ``module:name`` pairs, each once the cause of the module's import failing) to stand-ins."""
+
+    def imp(name, globals=None, locals=None, fromlist=(), level=0):
+        origin = os.path.abspath((globals or {}).get("__file__") or "")
+        if level or not _ours(name) or not origin.startswith(tests + os.sep):
+            return real_import(name, globals, locals, fromlist, level)
+        for gone in sorted(d for d in deferred if ":" not in d):
+            if (name == gone or name.startswith(gone + ".")) and gone not in sys.modules:
+                parts = name.split(".")
+                for i in range(gone.count(".") + 1, len(parts) + 1):
+                    full = ".".join(parts[:i])
+                    if full not in sys.modules:
+                        sys.modules[full] = _AbsentModule(full, f"ModuleNotFoundError: No module named '{gone}'")
+                        parent = sys.modules.get(full.rpartition(".")[0])
+                        if parent is not None:
+                            try:
+                                setattr(parent, full.rpartition(".")[2], sys.modules[full])
+                            except (AttributeError, TypeError):
+                                pass
+        module = real_import(name, globals, locals, fromlist, level)
+        missing = {}
+        for attr in fromlist or ():
+            if f"{module.__name__}:{attr}" in deferred and not hasattr(module, attr):
+                missing[attr] = _Missing(f"{module.__name__}.{attr}",
+                                         f"ImportError: cannot import name '{attr}' from '{module.__name__}'")
+        return _View(module, missing) if missing else module
+
+    return imp
+
+
+def _deferrable(err: BaseException) -> str:
+    """What a failed import of the test module lacks, when it is a torch or torch_xla module (of a package
+    this release has) or a name of such a module; '' otherwise."""
+    if isinstance(err, ModuleNotFoundError) and err.name and _ours(err.name) and "." in err.name:
+        parent = err.name.rpartition(".")[0]
+        return err.name if parent in sys.modules else ""
+    m = re.match(r"cannot import name '(\w+)' from '([\w.]+)'", str(err))
+    if isinstance(err, ImportError) and m and _ours(m.group(2)) and m.group(2) in sys.modules:
+        return f"{m.group(2)}:{m.group(1)}"
+    return ""
+
+
+def _load(path: str, name: str):
+    """Import the test module; when it fails only for want of a torch or torch_xla module or name that this
+    release lacks, import it again with that name deferred (see _Missing), one name at a time."""
+    import builtins
     import importlib.util
 
+    tests = os.path.abspath("test")
+    real_import = builtins.__import__
+    deferred: set = set()
+    while True:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+            return module
+        except BaseException as err:  # noqa: BLE001 - the caller judges it
+            sys.modules.pop(name, None)
+            gone = _deferrable(err) if not USED else ""
+            if not gone or gone in deferred or len(deferred) >= 20:
+                raise
+            print(f"xlakb: this release lacks {gone.replace(':', '.')}; the test module is imported with it "
+                  "deferred (a test that uses it is untestable)", flush=True)
+            deferred.add(gone)
+            builtins.__import__ = _deferring(real_import, tests, deferred)
+
+
+def run_test(path: str, test: str) -> int:
+    """In the child: import the test module (not as __main__: its own main block stays out), run ``test``."""
     here = os.path.dirname(os.path.abspath(path))
     sys.path[:0] = [here, os.path.abspath("test")]
     sys.argv = [path]
     name = os.path.splitext(os.path.basename(path))[0]
     try:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
+        module = _load(path, name)
     except BaseException as err:  # noqa: BLE001 - every way an import can fail is judged below
         traceback.print_exc()
+        if USED:
+            print(f"untestable: the test module needs an API this release lacks: {USED[0]} "
+                  f"({_one_line(err)})", flush=True)
+            return UNTESTABLE
         if TEST_PACKAGES.search(str(err)):
             print(f"XLAKB-TRIGGER BROKEN {test}: a test-only package is missing: {_one_line(err)}", flush=True)
             return BROKEN
@@ -176,6 +311,9 @@ def run_test(path: str, test: str) -> int:
     suite = unittest.defaultTestLoader.loadTestsFromNames(names, module)
     result = unittest.TextTestRunner(stream=sys.stdout, verbosity=2, resultclass=_Result).run(suite)
     sys.stdout.flush()
+    if USED:
+        print(f"untestable: the test calls an API this release lacks: {USED[0]} is not in this release", flush=True)
+        return UNTESTABLE
     if result.skipped and len(result.skipped) == result.testsRun and not result.failures and not result.errors:
         print(f"untestable: skipped: {result.skipped[0][1]}", flush=True)
         return UNTESTABLE
