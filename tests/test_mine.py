@@ -248,6 +248,30 @@ def test_a_fix_that_only_takes_a_skip_off_a_test_names_that_test(tmp_path):
     assert triggers.changed_tests(after, "test/test_core_aten_ops.py", added) == []  # the new copy alone: none
 
 
+def test_a_moved_test_file_changes_only_the_tests_its_diff_touches(tmp_path):
+    """pytorch/xla #7017 moved test_mark_pattern.py to test_composite.py (390 lines, none changed): a moved
+    file is no new file; only a test whose lines the move changed is the commit's, and a removed line is
+    read in the copy at the old path."""
+    repo = tmp_path / "xla"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "master")
+    body = "".join(f"  def test_{n}(self):\n    x = {n}\n    self.assertTrue(x)\n\n" for n in range(1, 9))
+    before = "import unittest\n\n\nclass T(unittest.TestCase):\n\n  @unittest.skip\n" + body
+    commit(repo, "Initial (#1)", {"test/test_old_name.py": before})
+    git(repo, "mv", "test/test_old_name.py", "test/test_new_name.py")
+    sha = commit(repo, "Support a new thing (#2)", {})
+    assert history.renamed_from(repo, sha, "test/test_new_name.py") == "test/test_old_name.py"
+    assert history.changed_lines(repo, sha, "test/test_new_name.py") == ([], [])
+    after = before.replace("  @unittest.skip\n", "").replace("x = 5\n", "x = 50\n")
+    git(repo, "mv", "test/test_new_name.py", "test/test_third.py")
+    sha = commit(repo, "Fix the op (#3)", {"test/test_third.py": after})
+    added, removed = history.changed_lines(repo, sha, "test/test_third.py")
+    parent = history.show_file(repo, f"{sha}^1", history.renamed_from(repo, sha, "test/test_third.py"))
+    found = triggers.changed_tests(after, "test/test_third.py", added, parent, removed)
+    assert [t.test for t in found] == ["T.test_1", "T.test_5"]
+    assert history.renamed_from(repo, sha, "test/test_other.py") is None
+
+
 def test_a_fix_reverted_before_it_shipped_is_not_the_fix_its_re_land_is(tmp_path):
     """pytorch/xla #6342 was reverted (#6377) and re-applied (#6387) before v2.3.0 was cut: the release has
     the re-land's change, so the re-land is the fix, and the reverted original is left out, whichever way the
@@ -325,6 +349,10 @@ RUNNER_CASES = {
                             "    with self.subTest('can_convert_to_stablehlo'):\n      raise RuntimeError("
                             "'This model contains ops not capturable by Pytorch/XLA: aten::pad=1')", 1,
                             "XLAKB-TRIGGER ERROR T.test_it: RuntimeError: This model contains ops not capturable"),
+    # a name a star import of a later release would bring (from torch_xla.experimental.x import *): an API
+    "unknown-name": ("replace_dynamic_view_with_xla_op(None)", 125, "untestable: the test calls an API this release lacks"),
+    "unknown-name-in-torch-xla": ("ns = {}; exec(compile('def f():\\n  return gone_helper\\n', '/site-packages/torch_xla/x.py', "
+                                  "'exec'), ns); ns['f']()", 1, "XLAKB-TRIGGER ERROR T.test_it: NameError: name 'gone_helper'"),
     "pybind-signature": ("raise TypeError('__init__(): incompatible constructor arguments. The following argument types')",
                          125, "untestable: the test calls an API this release lacks"),
 }
@@ -395,6 +423,10 @@ DEFERRED_MODULE = (
                                   "torch_xla.experimental.scan.value_and_grad_partitioned"),
     ("T.test_swallows_it", "", 125, "untestable: the test calls an API this release lacks: torch_xla.backends"),
     ("T.test_plain", "value_and_grad_partitioned(0)", 125, "untestable: the test module needs an API this release lacks"),
+    ("T.test_plain", "from torch_xla.utils.dlpack import *", 125,
+     "untestable: the test module needs an API this release lacks: torch_xla.utils.dlpack"),
+    ("T.test_fails", "from torch_xla.experimental.scan import *\nscan_all = scan_all_later", 125,
+     "untestable: the test module needs an API this release lacks"),
     ("T.test_plain", "raise ValueError('the module fails on its own')", 1,
      "XLAKB-TRIGGER ERROR T.test_plain: ValueError: the module fails on its own"),
 ])

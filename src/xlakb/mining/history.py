@@ -255,12 +255,27 @@ def show_file(repo, commit: str, path: str) -> str | None:
         return None
 
 
+def renamed_from(repo, commit: str, path: str) -> str | None:
+    """The path ``path`` had in ``commit``'s first parent when the commit moved it (``git mv``, with or
+    without edits); None when it did not. A moved test file changes only the lines its diff shows: its
+    unchanged tests are not the commit's."""
+    r = open_repo(repo)
+    out = r.git.show("--format=", "--name-status", "-M", "--first-parent", commit)
+    for line in out.splitlines():
+        parts = line.split("\t")
+        if len(parts) == 3 and parts[0].startswith("R") and parts[2] == path:
+            return parts[1]
+    return None
+
+
 def changed_lines(repo, commit: str, path: str) -> tuple[list[int], list[int]]:
     """What ``commit`` did to ``path``: the line numbers as it left the file that it added or changed, and
-    the line numbers in its first parent's copy that it removed or changed (a removed ``@unittest.skip`` is
-    a change of the test below it, which only the parent's copy shows)."""
+    the line numbers in its first parent's copy (at the path it had there: see renamed_from) that it removed
+    or changed (a removed ``@unittest.skip`` is a change of the test below it, which only the parent's copy
+    shows)."""
     r = open_repo(repo)
-    diff = r.git.show("--format=", "-U0", "--first-parent", commit, "--", path)
+    old_path = renamed_from(repo, commit, path) or path
+    diff = r.git.show("--format=", "-U0", "-M", "--first-parent", commit, "--", *dict.fromkeys((old_path, path)))
     added, removed = [], []
     for m in re.finditer(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", diff, re.MULTILINE):
         old, old_count = int(m.group(1)), int(m.group(2) or 1)
