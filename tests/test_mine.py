@@ -401,7 +401,8 @@ DEFERRED_MODULE = (
     "import unittest\n"
     "import torch_xla\n"
     "import torch_xla.utils.dlpack as xdlpack\n"  # a module of a later release
-    "import torch_xla.backends\n"  # another, bound through its parent
+    "import torch_xla.utils.dlpack as xdlpack, torch_xla.experimental.scan as xscan\n"  # bound twice, on one line
+    "import torch_xla.backends as backends\n"  # another
     "from torch_xla.experimental.scan import scan, value_and_grad_partitioned\n"  # a name of a later release
     "try:\n  from torch_xla.experimental.scan import guarded\nexcept ImportError:\n  guarded = None\n"
     "{extra}\n\n"
@@ -411,7 +412,7 @@ DEFERRED_MODULE = (
     "  def test_fails(self):\n    self.assertEqual(scan(), 2)\n\n"
     "  def test_uses_module(self):\n    xdlpack.to_dlpack(1)\n\n"
     "  def test_uses_name(self):\n    self.assertEqual(value_and_grad_partitioned(1), 1)\n\n"
-    "  def test_swallows_it(self):\n    try:\n      torch_xla.backends.set_mat_mul_precision('high')\n"
+    "  def test_swallows_it(self):\n    try:\n      backends.set_mat_mul_precision('high')\n"
     "    except Exception:\n      pass\n")
 
 
@@ -427,6 +428,10 @@ DEFERRED_MODULE = (
      "untestable: the test module needs an API this release lacks: torch_xla.utils.dlpack"),
     ("T.test_fails", "from torch_xla.experimental.scan import *\nscan_all = scan_all_later", 125,
      "untestable: the test module needs an API this release lacks"),
+    # a plain import is imported for what importing does (registering an op): no stand-in can do that
+    ("T.test_plain", "import torch_xla.experimental.registers_an_op", 125,
+     "untestable: the test module needs an API this release lacks: ModuleNotFoundError: No module named "
+     "'torch_xla.experimental.registers_an_op'"),
     ("T.test_plain", "raise ValueError('the module fails on its own')", 1,
      "XLAKB-TRIGGER ERROR T.test_plain: ValueError: the module fails on its own"),
 ])
@@ -707,3 +712,23 @@ def test_a_test_that_checks_an_op_no_longer_falls_back_is_speed_not_a_failure():
     found = {t.test: t for t in triggers.changed_tests(source, "test/test_operations.py", list(range(1, 12)))}
     assert triggers.fallback_only(found["T.test_shift_no_fallback"])
     assert not triggers.fallback_only(found["T.test_shift"])
+
+
+def test_one_test_proved_by_two_changes_of_one_release_is_one_record():
+    """pytorch/xla #6653 added `test_embedding`, #6781 made `aten.embedding` export, both before 2.4.0: the
+    release wheels prove the test once; the later change owns the record, unless one was written already."""
+    from xlakb.mining.mine import Mined, same_proof
+
+    def row(sha, pr, test="UnboundedDynamismExportTest.test_embedding", record="", fixed="2.4.0"):
+        return Mined(commit=sha * 40, pr=pr, subject=f"x (#{pr})", date="2024-03-01", cls="op-now-works",
+                     path="test/stablehlo/test_unbounded_dynamism.py", test=test, fixed_in=fixed, status="proved",
+                     record=record)
+
+    first, later, other = row("a", 6653), row("b", 6781), row("a", 6653, test="UnboundedDynamismExportTest.test_var")
+    assert same_proof([first, later, other]) == {first.key: later}
+    elsewhere = row("c", 7000, fixed="2.5.0")
+    assert same_proof([first, elsewhere]) == {}
+    written = row("a", 6653, record="mined-pr6653-embedding")
+    assert same_proof([written, later]) == {later.key: written}
+    first.status = "untestable"
+    assert same_proof([first, later]) == {}

@@ -216,6 +216,20 @@ def _ours(name: str) -> bool:
     return name.split(".")[0] in ("torch", "torch_xla", "_XLAC")
 
 
+def _binds(name: str, fromlist) -> bool:
+    """Whether the import statement calling ``__import__`` binds the module to a name of its own (``import
+    a.b as x``, ``from a.b import c``). A plain ``import a.b`` binds only ``a``: the module is imported for
+    what importing it does (``torch_xla.experimental.dynamo_mark_sharding`` registers an op), which a
+    stand-in cannot do, so it is not deferred."""
+    if fromlist:
+        return True
+    import linecache
+
+    frame = sys._getframe(2)
+    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+    return bool(re.search(r"\bimport\s+(?:[\w.]+\s*(?:as\s+\w+)?\s*,\s*)*" + re.escape(name) + r"\s+as\s+\w+", line))
+
+
 def _deferring(real_import, tests: str, deferred: set):
     """``__import__`` for code under ``tests`` that binds the names in ``deferred`` (missing modules or
     ``module:name`` pairs, each once the cause of the module's import failing) to stand-ins."""
@@ -225,7 +239,7 @@ def _deferring(real_import, tests: str, deferred: set):
         if level or not _ours(name) or not origin.startswith(tests + os.sep):
             return real_import(name, globals, locals, fromlist, level)
         for gone in sorted(d for d in deferred if ":" not in d):
-            if (name == gone or name.startswith(gone + ".")) and gone not in sys.modules:
+            if (name == gone or name.startswith(gone + ".")) and gone not in sys.modules and _binds(name, fromlist):
                 parts = name.split(".")
                 for i in range(gone.count(".") + 1, len(parts) + 1):
                     full = ".".join(parts[:i])

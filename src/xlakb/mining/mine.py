@@ -606,7 +606,8 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
     for rec in existing:
         for n in rec.data["upstream"].get("fixed_by", []):
             by_pr.setdefault(n, []).append(rec)
-    proved = [m for m in rows if m.status == "proved" and not m.record]
+    same = same_proof(rows)
+    proved = [m for m in rows if m.status == "proved" and not m.record and m.key not in same]
     covering = {m.key: [r for r in by_pr.get(m.pr or -1, []) if r.source != "mined"] for m in proved}
     new = {m.key: probe_record(root, m) for m in proved if not covering[m.key]}
     # every new record's 12 releases in one batch, release after release: one release's environment and
@@ -638,9 +639,36 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
         account["records_now"] = len(out.written)
         tally()
         save_table(root, rows, meta)
+    for m in rows:
+        owner = same.get(m.key)
+        if owner is not None and owner.status == "proved" and owner.record:
+            m.record = owner.record
+            m.reason = (f"{m.reason}; the same test was proved again by a later change of it before {m.fixed_in} "
+                        f"({owner.subject[:60]}): one bug, recorded once, in {owner.record}")
     out.signed = add_triage_signatures(root, rows, backend, progress=progress, **batch)
     tally()
     save_table(root, rows, meta)
+    return out
+
+
+def same_proof(rows: Sequence[Mined]) -> dict[str, Mined]:
+    """Proved candidates that prove what another one proves: the same test function of the same file, first
+    passing in the same release, changed by several commits of that release (#6653 added the unbounded
+    dynamism tests, #6781 then made `aten.embedding` export). Releases cannot tell their commits apart, so
+    the test is one bug with one record: the one already written, else the latest commit's (the last change
+    of the test before the release, usually the one that made it pass). Returns each other candidate's key
+    with the candidate that owns the record."""
+    groups: dict[tuple, list[Mined]] = {}
+    for m in rows:  # oldest commit first, as found
+        if m.status == "proved":
+            groups.setdefault((m.path, m.test, m.fixed_in), []).append(m)
+    out = {}
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        recorded = [m for m in group if m.record and m.record.startswith("mined-")]
+        owner = recorded[0] if recorded else group[-1]
+        out.update({m.key: owner for m in group if m is not owner})
     return out
 
 
