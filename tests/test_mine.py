@@ -555,6 +555,8 @@ def test_mine_proves_a_fix_and_writes_its_record(kb, upstream, wheelhouse, test_
     assert fix["status"] == "proved", fix
     assert fix["failure"].startswith("XLAKB-TRIGGER FAILED TestBug.test_bug_is_gone: AssertionError: 'present' == 'present'")
     assert fix["record"] == "mined-pr101-bug-is-gone"
+    # the verdict before the fix keeps the runner's whole line (its error), not only what the signature matched
+    assert fix["verdicts"][fix["before"]] == ["reproduced", "exit 1: " + fix["failure"]], fix["verdicts"]
     second = rows["Fix wrong dtype of foo (#104)", "T.test_dtype"]
     assert second["status"] == "passes-before" and second["record"] == ""  # kept, with why
     rec = yaml.safe_load((kb / "issues" / "mined-pr101-bug-is-gone.yaml").read_text())

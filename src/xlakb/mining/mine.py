@@ -307,9 +307,11 @@ def prove(root: Path, rows: list[Mined], backend, *, progress: Progress | None =
 
     def arrived(rec: Record, res) -> None:
         m = by_record[rec.id]
-        m.verdicts[res.candidate] = [res.verdict.value, res.detail]
+        line = _failure_line(res.log) if res.verdict.value == "reproduced" else ""
+        # a failure is kept with the runner's line (its error), not the part of it the signature matched
+        m.verdicts[res.candidate] = [res.verdict.value, f"{res.detail.split(',')[0]}: {line}" if line else res.detail]
         if res.candidate == m.before and res.verdict.value == "reproduced":
-            m.failure = _failure_line(res.log) or res.detail
+            m.failure = line or res.detail
         status, reason = judge(m)
         if status != "pending":
             m.status, m.reason = status, reason
