@@ -721,10 +721,10 @@ def test_one_test_proved_by_two_changes_of_one_release_is_one_record():
     release wheels prove the test once; the later change owns the record, unless one was written already."""
     from xlakb.mining.mine import Mined, same_proof
 
-    def row(sha, pr, test="UnboundedDynamismExportTest.test_embedding", record="", fixed="2.4.0"):
+    def row(sha, pr, test="UnboundedDynamismExportTest.test_embedding", record="", fixed="2.4.0", copy="f" * 40):
         return Mined(commit=sha * 40, pr=pr, subject=f"x (#{pr})", date="2024-03-01", cls="op-now-works",
                      path="test/stablehlo/test_unbounded_dynamism.py", test=test, fixed_in=fixed, status="proved",
-                     record=record)
+                     record=record, test_commit=copy)
 
     first, later, other = row("a", 6653), row("b", 6781), row("a", 6653, test="UnboundedDynamismExportTest.test_var")
     assert same_proof([first, later, other]) == {first.key: later}
@@ -732,5 +732,8 @@ def test_one_test_proved_by_two_changes_of_one_release_is_one_record():
     assert same_proof([first, elsewhere]) == {}
     written = row("a", 6653, record="mined-pr6653-embedding")
     assert same_proof([written, later]) == {later.key: written}
+    assert same_proof([written, row("b", 6781, record="mined-pr6781-embedding")]) == {}  # two written: both stay
     first.status = "untestable"
     assert same_proof([first, later]) == {}
+    # each commit's own copy of the test: #7842 added fp8e4m3fn cases to #7740's fp8e5m2 test, two proofs
+    assert same_proof([row("a", 7740, copy=""), row("b", 7842, copy="")]) == {}

@@ -645,8 +645,8 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
         owner = same.get(m.key)
         if owner is not None and owner.status == "proved" and owner.record:
             m.record = owner.record
-            m.reason = (f"{m.reason}; the same test was proved again by a later change of it before {m.fixed_in} "
-                        f"({owner.subject[:60]}): one bug, recorded once, in {owner.record}")
+            m.reason = (f"{m.reason}; the same copy of the test proves {owner.subject[:60]} too (both changed it "
+                        f"before {m.fixed_in}): one bug, recorded once, in {owner.record}")
     out.signed = add_triage_signatures(root, rows, backend, progress=progress, **batch)
     tally()
     save_table(root, rows, meta)
@@ -654,23 +654,24 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
 
 
 def same_proof(rows: Sequence[Mined]) -> dict[str, Mined]:
-    """Proved candidates that prove what another one proves: the same test function of the same file, first
-    passing in the same release, changed by several commits of that release (#6653 added the unbounded
-    dynamism tests, #6781 then made `aten.embedding` export). Releases cannot tell their commits apart, so
-    the test is one bug with one record: the one already written, else the latest commit's (the last change
-    of the test before the release, usually the one that made it pass). Returns each other candidate's key
-    with the candidate that owns the record."""
+    """Proved candidates that prove what another one proves: the same copy of the same test function (both
+    taken from the first fixed release's tag), first passing in the same release, changed by several commits
+    of that release (#6653 added the unbounded dynamism tests, #6781 then made `aten.embedding` export).
+    Releases cannot tell their commits apart, so the test is one bug with one record: the one already
+    written, else the latest commit's (the last change of the test before the release, usually the one that
+    made it pass). Copies of different commits test different things (#7842 added fp8e4m3fn cases to #7740's
+    fp8e5m2 test) and stay apart. Returns each other candidate's key with the candidate that owns the record."""
     groups: dict[tuple, list[Mined]] = {}
     for m in rows:  # oldest commit first, as found
         if m.status == "proved":
-            groups.setdefault((m.path, m.test, m.fixed_in), []).append(m)
+            groups.setdefault((m.path, m.test, m.fixed_in, m.test_commit or m.commit), []).append(m)
     out = {}
     for group in groups.values():
         if len(group) < 2:
             continue
         recorded = [m for m in group if m.record and m.record.startswith("mined-")]
         owner = recorded[0] if recorded else group[-1]
-        out.update({m.key: owner for m in group if m is not owner})
+        out.update({m.key: owner for m in group if m is not owner and m not in recorded})  # a written one stays
     return out
 
 
