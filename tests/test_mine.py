@@ -413,16 +413,25 @@ DEFERRED_MODULE = (
     "  def test_uses_module(self):\n    xdlpack.to_dlpack(1)\n\n"
     "  def test_uses_name(self):\n    self.assertEqual(value_and_grad_partitioned(1), 1)\n\n"
     "  def test_swallows_it(self):\n    try:\n      backends.set_mat_mul_precision('high')\n"
-    "    except Exception:\n      pass\n")
+    "    except Exception:\n      pass\n\n"
+    # a test that only lists or compares a stand-in never calls it, yet its verdict would be the stand-in's
+    "  def test_lists_it(self):\n    self.assertIn('forward', dir(value_and_grad_partitioned))\n\n"
+    "  def test_compares_it(self):\n    self.assertIsNot(scan, value_and_grad_partitioned)\n\n"
+    "  def _helper(self):\n    return [xdlpack]\n\n"
+    "  def test_through_a_helper(self):\n    self.assertEqual(len(self._helper()), 1)\n\n"
+    "  def test_reaches_it_unseen(self):\n    self.assertEqual(getattr(globals()['xd' + 'lpack'], 'x'), 1)\n")
 
 
 @pytest.mark.parametrize("test, extra, code, last", [
     ("T.test_plain", "", 0, "XLAKB-TRIGGER PASSED T.test_plain"),
     ("T.test_fails", "", 1, "XLAKB-TRIGGER FAILED T.test_fails: AssertionError: 1 != 2"),
-    ("T.test_uses_module", "", 125, "untestable: the test calls an API this release lacks: torch_xla.utils.dlpack.to_dlpack"),
-    ("T.test_uses_name", "", 125, "untestable: the test calls an API this release lacks: "
-                                  "torch_xla.experimental.scan.value_and_grad_partitioned"),
-    ("T.test_swallows_it", "", 125, "untestable: the test calls an API this release lacks: torch_xla.backends"),
+    ("T.test_uses_module", "", 125, "untestable: the test uses xdlpack, which this release lacks"),
+    ("T.test_uses_name", "", 125, "untestable: the test uses value_and_grad_partitioned, which this release lacks"),
+    ("T.test_swallows_it", "", 125, "untestable: the test uses backends, which this release lacks"),
+    ("T.test_lists_it", "", 125, "untestable: the test uses value_and_grad_partitioned, which this release lacks"),
+    ("T.test_compares_it", "", 125, "untestable: the test uses value_and_grad_partitioned, which this release lacks"),
+    ("T.test_through_a_helper", "", 125, "untestable: the test uses xdlpack, which this release lacks"),
+    ("T.test_reaches_it_unseen", "", 125, "untestable: the test calls an API this release lacks: torch_xla.utils.dlpack.x"),
     ("T.test_plain", "value_and_grad_partitioned(0)", 125, "untestable: the test module needs an API this release lacks"),
     ("T.test_plain", "from torch_xla.utils.dlpack import *", 125,
      "untestable: the test module needs an API this release lacks: torch_xla.utils.dlpack"),
