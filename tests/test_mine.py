@@ -419,18 +419,23 @@ DEFERRED_MODULE = (
     "  def test_compares_it(self):\n    self.assertIsNot(scan, value_and_grad_partitioned)\n\n"
     "  def _helper(self):\n    return [xdlpack]\n\n"
     "  def test_through_a_helper(self):\n    self.assertEqual(len(self._helper()), 1)\n\n"
-    "  def test_reaches_it_unseen(self):\n    self.assertEqual(getattr(globals()['xd' + 'lpack'], 'x'), 1)\n")
+    "  def test_reaches_it_unseen(self):\n    self.assertEqual(getattr(globals()['xd' + 'lpack'], 'x'), 1)\n\n"
+    # the release's own error, raised before the stand-in is reached, is the failure
+    "  def test_fails_before_it(self):\n    import torch_xla.experimental.scan as s\n    s.boom()\n"
+    "    self.assertEqual(value_and_grad_partitioned(1), 1)\n")
 
 
 @pytest.mark.parametrize("test, extra, code, last", [
     ("T.test_plain", "", 0, "XLAKB-TRIGGER PASSED T.test_plain"),
     ("T.test_fails", "", 1, "XLAKB-TRIGGER FAILED T.test_fails: AssertionError: 1 != 2"),
-    ("T.test_uses_module", "", 125, "untestable: the test uses xdlpack, which this release lacks"),
-    ("T.test_uses_name", "", 125, "untestable: the test uses value_and_grad_partitioned, which this release lacks"),
-    ("T.test_swallows_it", "", 125, "untestable: the test uses backends, which this release lacks"),
+    ("T.test_uses_module", "", 125, "untestable: the test calls an API this release lacks: torch_xla.utils.dlpack.to_dlpack"),
+    ("T.test_uses_name", "", 125, "untestable: the test calls an API this release lacks: "
+                                  "torch_xla.experimental.scan.value_and_grad_partitioned"),
+    ("T.test_swallows_it", "", 125, "untestable: the test calls an API this release lacks: torch_xla.backends"),
     ("T.test_lists_it", "", 125, "untestable: the test uses value_and_grad_partitioned, which this release lacks"),
     ("T.test_compares_it", "", 125, "untestable: the test uses value_and_grad_partitioned, which this release lacks"),
     ("T.test_through_a_helper", "", 125, "untestable: the test uses xdlpack, which this release lacks"),
+    ("T.test_fails_before_it", "", 1, "XLAKB-TRIGGER ERROR T.test_fails_before_it: RuntimeError: Error while lowering"),
     ("T.test_reaches_it_unseen", "", 125, "untestable: the test calls an API this release lacks: torch_xla.utils.dlpack.x"),
     ("T.test_plain", "value_and_grad_partitioned(0)", 125, "untestable: the test module needs an API this release lacks"),
     ("T.test_plain", "from torch_xla.utils.dlpack import *", 125,
@@ -452,7 +457,8 @@ def test_a_name_the_release_lacks_is_untestable_only_for_a_test_that_uses_it(tmp
     for pkg in ("torch_xla", "torch_xla/utils", "torch_xla/experimental"):
         (site / pkg).mkdir(parents=True)
         (site / pkg / "__init__.py").write_text("")
-    (site / "torch_xla" / "experimental" / "scan.py").write_text("def scan():\n  return 1\n")
+    (site / "torch_xla" / "experimental" / "scan.py").write_text(
+        "def scan():\n  return 1\n\n\ndef boom():\n  raise RuntimeError('Error while lowering: [] aten::view')\n")
     (tmp_path / "test").mkdir()
     (tmp_path / "test" / "test_y.py").write_text(DEFERRED_MODULE.format(extra=extra))
     runner = Path(__file__).resolve().parent.parent / "src" / "xlakb" / "data" / "trigger_runner.py"
