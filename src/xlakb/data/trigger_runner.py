@@ -65,16 +65,20 @@ def _missing_api(err: BaseException) -> bool:
     return isinstance(err, (AttributeError, ImportError, TypeError)) and bool(MISSING_API.search(str(err)))
 
 
+def _raised_in(err: BaseException, tests: str) -> bool | None:
+    """Whether ``err`` was raised in the test tree (a file under ``tests``): its innermost frame; None when it
+    has no traceback."""
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return None if tb is None else os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(tests + os.sep)
+
+
 def _unknown_name(err: BaseException | None, tests: str) -> bool:
     """A name the test's own code (a file under ``tests``) uses and nothing defines: upstream's test is
     right at its commit, so the name is one a star import (``from torch_xla.x import *``) of a later
     release would have brought. A NameError in torch or torch_xla's code is the failure."""
-    if not isinstance(err, NameError):
-        return False
-    tb = err.__traceback__
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
-    return tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(tests + os.sep)
+    return isinstance(err, NameError) and bool(_raised_in(err, tests))
 
 
 def _missing_member(err: BaseException | None, tests: str) -> bool:
@@ -84,10 +88,7 @@ def _missing_member(err: BaseException | None, tests: str) -> bool:
     one the class defines that failed to compute, or one torch_xla's own code asked for, is the failure."""
     if not isinstance(err, AttributeError) or getattr(err, "obj", None) is None or not getattr(err, "name", None):
         return False
-    tb = err.__traceback__
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
-    if tb is None or not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(tests + os.sep):
+    if not _raised_in(err, tests):
         return False
     cls = type(err.obj) if not isinstance(err.obj, type) else err.obj
     if not (cls.__module__ or "").split(".")[0] in ("torch", "torch_xla"):
@@ -281,10 +282,7 @@ def _raised_by_the_release(err: BaseException | None, tests: str) -> bool:
     a stand-in and not an API gap."""
     if err is None or isinstance(err, (_Absent, AssertionError)) or _missing_api(err):
         return False
-    tb = err.__traceback__
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
-    return tb is not None and not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(tests + os.sep)
+    return _raised_in(err, tests) is False
 
 
 def _uses_stand_in(module, names: list, tests: str) -> str:
@@ -295,11 +293,10 @@ def _uses_stand_in(module, names: list, tests: str) -> str:
     if not absent:
         return ""
     seen, todo, found = set(), [], set()
+    classes = {getattr(module, full.rpartition(".")[0], None) for full in names} - {None}
     for full in names:
-        owner, _, method = full.rpartition(".")
-        cls = getattr(module, owner, None)
-        todo.append(getattr(cls, method, None))
-        todo += [getattr(cls, m, None) for m in ("setUp", "setUpClass", "tearDown")]
+        todo.append(getattr(getattr(module, full.rpartition(".")[0], None), full.rpartition(".")[2], None))
+    todo += [getattr(cls, m, None) for cls in classes for m in ("setUp", "setUpClass", "tearDown")]
     while todo:
         fn = todo.pop()
         while hasattr(fn, "__wrapped__"):
@@ -318,11 +315,7 @@ def _uses_stand_in(module, names: list, tests: str) -> str:
                 glob = vars(module).get(n)
                 if callable(glob) and not isinstance(glob, (_Missing, _AbsentModule)):
                     todo.append(glob)
-                for full in names:
-                    cls = getattr(module, full.rpartition(".")[0], None)
-                    attr = getattr(cls, n, None) if cls is not None and n in dir(cls) else None
-                    if attr is not None:
-                        todo.append(attr)
+                todo += [getattr(cls, n) for cls in classes if hasattr(cls, n)]
     hit = sorted(found & absent)
     return hit[0] if hit else ""
 
@@ -368,8 +361,8 @@ def _load(path: str, name: str):
 
 def run_test(path: str, test: str) -> int:
     """In the child: import the test module (not as __main__: its own main block stays out), run ``test``."""
-    here = os.path.dirname(os.path.abspath(path))
-    sys.path[:0] = [here, os.path.abspath("test")]
+    here, tests = os.path.dirname(os.path.abspath(path)), os.path.abspath("test")
+    sys.path[:0] = [here, tests]
     sys.argv = [path]
     name = os.path.splitext(os.path.basename(path))[0]
     try:
@@ -383,7 +376,7 @@ def run_test(path: str, test: str) -> int:
         if TEST_PACKAGES.search(str(err)):
             print(f"XLAKB-TRIGGER BROKEN {test}: a test-only package is missing: {_one_line(err)}", flush=True)
             return BROKEN
-        if _missing_api(err) or _unknown_name(err, os.path.abspath("test")):
+        if _missing_api(err) or _unknown_name(err, tests):
             print(f"untestable: the test module needs an API this release lacks: {_one_line(err)}", flush=True)
             return UNTESTABLE
         missing = getattr(err, "name", None) if isinstance(err, ModuleNotFoundError) else None
@@ -399,7 +392,7 @@ def run_test(path: str, test: str) -> int:
     if not names:
         print(f"XLAKB-TRIGGER BROKEN {test}: no such test in {path}", flush=True)
         return BROKEN
-    used = _uses_stand_in(module, names, os.path.abspath("test"))
+    used = _uses_stand_in(module, names, tests)
     suite = unittest.defaultTestLoader.loadTestsFromNames(names, module)
     result = unittest.TextTestRunner(stream=sys.stdout, verbosity=2, resultclass=_Result).run(suite)
     sys.stdout.flush()
@@ -416,7 +409,6 @@ def run_test(path: str, test: str) -> int:
     found = [(kind, _exception_line(text)) for kind, rows in (("FAILED", result.failures), ("ERROR", result.errors))
              for _, text in rows]
     failed = [(kind, last) for kind, last in found if not FALLBACK_CHECK.match(last) and not WORDING_CHECK.match(last)]
-    tests = os.path.abspath("test")
     if used and not any(_raised_by_the_release(e, tests) for e in result.raised):
         # the test's code names a stand-in: a pass or an assertion may be the stand-in's doing (a method set
         # compared, an identity checked); an exception torch or torch_xla raised before the stand-in was

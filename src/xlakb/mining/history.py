@@ -268,13 +268,13 @@ def renamed_from(repo, commit: str, path: str) -> str | None:
     return None
 
 
-def changed_lines(repo, commit: str, path: str) -> tuple[list[int], list[int]]:
+def changed_lines(repo, commit: str, path: str, old_path: str | None = None) -> tuple[list[int], list[int]]:
     """What ``commit`` did to ``path``: the line numbers as it left the file that it added or changed, and
     the line numbers in its first parent's copy (at the path it had there: see renamed_from) that it removed
     or changed (a removed ``@unittest.skip`` is a change of the test below it, which only the parent's copy
-    shows)."""
+    shows). ``old_path``: that path when the caller has read it already."""
     r = open_repo(repo)
-    old_path = renamed_from(repo, commit, path) or path
+    old_path = old_path or renamed_from(repo, commit, path) or path
     diff = r.git.show("--format=", "-U0", "-M", "--first-parent", commit, "--", *dict.fromkeys((old_path, path)))
     added, removed = [], []
     for m in re.finditer(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", diff, re.MULTILINE):

@@ -221,9 +221,9 @@ def find(repo, start: str, end: str, published: list[str], progress: Progress | 
                 continue
             imported = _imports_with_helpers(source, path, read)
             heavy = sorted({HEAVY_IMPORTS[m] for m in imported if m in HEAVY_IMPORTS})
-            added, removed = history.changed_lines(repo, c.sha, path)
-            parent = (history.show_file(repo, f"{c.sha}^1", history.renamed_from(repo, c.sha, path) or path)
-                      if removed else None)
+            old_path = history.renamed_from(repo, c.sha, path) or path
+            added, removed = history.changed_lines(repo, c.sha, path, old_path)
+            parent = history.show_file(repo, f"{c.sha}^1", old_path) if removed else None
             for t in triggers.changed_tests(source, path, added, parent, removed):
                 found += 1
                 row = Mined(**base, path=path, test=t.test, line=t.first_line)
