@@ -105,8 +105,8 @@ def batch(records, releases, backend, jobs: int, built: list) -> int:
     """All (record, release) probes as one batch, ``jobs`` at a time: what `xlakb matrix --all -j N` does."""
     from collections import Counter
 
-    from xlakb.matrix import run_batch
     from xlakb.cli import ConsoleProgress
+    from xlakb.matrix import run_batch
 
     pairs = [(r, c) for r in records for c in releases]
     start = time.perf_counter()
@@ -159,7 +159,6 @@ def against_stored(measured: list[tuple[str, str, str]]) -> str:
 def on_ray(args, records, releases) -> int:
     """The batch on ``args.ray_nodes`` Ray nodes of this machine (see the module's docstring)."""
     from raycluster import LoopbackCluster, read_answer
-
     from xlakb.cli import ConsoleProgress
     from xlakb.envs.uv import UvBackend
 
@@ -212,13 +211,12 @@ def on_ray(args, records, releases) -> int:
 
 def drive(args) -> int:
     """Inside the namespace: the batch through the Ray executor at ``args.drive``; prints its answer line on stdout."""
+    from bench_ray import envs_in  # this script's folder is on sys.path
     from xlakb.cli import ConsoleProgress
     from xlakb.envs.uv import UvBackend
     from xlakb.executors import RayExecutor
     from xlakb.matrix import run_batch
     from xlakb.records import load_record
-
-    from bench_ray import envs_in  # this script's folder is on sys.path
 
     def envs() -> int:
         return sum(envs_in(Path(c)) for c in args.node_caches)

@@ -70,7 +70,6 @@ def single(record_id: str, version: str, repeat: int, runner: str) -> int:
 def main() -> int:
     from xlakb.candidates.releases import release, releases_between
     from xlakb.envs import get_backend
-    from xlakb.matrix import run_batch
     from xlakb.progress import NullProgress
     from xlakb.records import load_record, load_records
 

@@ -111,7 +111,7 @@ class LoopbackCluster:
         self.wait_nodes(len(self.nodes))
 
     def alive_nodes(self) -> list[dict]:
-        code = ("import json, ray; ray.init(address=%r, logging_level='ERROR', log_to_driver=False); "
+        code = ("import json, ray; ray.init(address=%r, logging_level='ERROR', log_to_driver=False); "  # noqa: UP031
                 "print(%r + json.dumps([{'ip': n['NodeManagerAddress'], 'cpus': n['Resources'].get('CPU', 0)} "
                 "for n in ray.nodes() if n['Alive']]), flush=True)" % (self.address, ANSWER_MARK))
         r = subprocess.run(self.cmd([sys.executable, "-c", code]), capture_output=True, text=True, env=self.env(), timeout=60)

@@ -22,7 +22,7 @@ RELEASES = [
     ("2.8.1", "2.8.0"), ("2.9.0", "2.9.0"),
 ]
 
-COPY = ("mkdocs.yml", "site", "issues", "reproducers", "bisect", "upstream", "mined")
+COPY = ("mkdocs.yml", "site", "issues", "limitations", "reproducers", "bisect", "upstream", "mined")
 
 _EN_WORDS = ("tensor", "graph", "compile", "cache", "device", "buffer", "sharding", "mesh", "optimizer",
              "gradient", "checkpoint", "dataloader", "collective", "allreduce", "profiler", "dynamo",

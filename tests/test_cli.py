@@ -73,7 +73,7 @@ def test_show_both_languages_and_unknown_id(kb):
     en = xlakb("show", "fake-bug", root=kb)
     assert en.returncode == 0 and "Workaround" in en.stdout and "https://github.com/pytorch/xla/issues/1" in en.stdout
     zh = xlakb("show", "fake-bug", "--lang", "zh", root=kb)
-    assert "临时解决办法" in zh.stdout and "升级假包" in zh.stdout
+    assert "规避方法" in zh.stdout and "升级假包" in zh.stdout
     assert "unknown record id 'nope'" in one_line_error(xlakb("show", "nope", root=kb))
 
 

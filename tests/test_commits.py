@@ -11,18 +11,18 @@ from pathlib import Path
 import git
 import pytest
 
-from xlakb.envs.overlay import overlay_commit
 from xlakb.candidates.commits import (
     changed_paths,
     classify_path,
+    first_parent_history,
     is_python_only,
     list_commits,
     native_changes,
     nearest_base,
     pr_number,
-    first_parent_history,
     resolve_end,
 )
+from xlakb.envs.overlay import overlay_commit
 from xlakb.errors import XlakbError
 
 

@@ -21,7 +21,6 @@ from pathlib import Path
 import pytest
 
 from fakewheels import FAKE_REPRODUCER, fake_record, fake_torch, fake_torch_xla
-
 from xlakb.candidates import Candidate
 from xlakb.candidates.releases import release
 from xlakb.envs import EnvSpec, get_backend, warm

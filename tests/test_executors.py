@@ -20,10 +20,10 @@ import yaml
 from fakewheels import fake_record
 from raycluster import LoopbackCluster, answer_line, read_answer
 from xlakb import __version__
-from xlakb.errors import XlakbError
-from xlakb.executors import LocalExecutor, RAY_RETRIES, code_fingerprint, get_executor, task_resources
-from xlakb.records import load_record
 from xlakb.candidates.releases import release
+from xlakb.errors import XlakbError
+from xlakb.executors import RAY_RETRIES, LocalExecutor, code_fingerprint, get_executor, task_resources
+from xlakb.records import load_record
 from xlakb.runner import env_spec, run_env, run_env_fingerprint
 
 REPO = Path(__file__).resolve().parent.parent

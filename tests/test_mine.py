@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 import yaml
 
 from fakewheels import build_wheel
+from xlakb.errors import XlakbError
 from xlakb.mining import history, runscript, triggers
 from xlakb.mining.mine import find
 
@@ -375,12 +377,96 @@ def test_the_runner_of_one_test_speaks_in_exit_codes(tmp_path, case):
     assert out[-1].startswith(last), out[-3:]
 
 
-def _run_one(tmp_path, source: str, test: str):
+# -- a careful maintainer's reading: the same message, raised by the test's own code or by the release's ---------
+RELEASE_CODE = {
+    "torch_xla/__init__.py": "",
+    "torch_xla/_XLAC.py": ("def _xla_mark_sharding(*args):\n"
+                           "  raise TypeError('_xla_mark_sharding(): incompatible function arguments. The following "
+                           "argument types are supported')\n"),
+    "torch_xla/sharding.py": ("from torch_xla import _XLAC\n\n\ndef mark_sharding(t, spec, *, new=None):\n"
+                              "  return _XLAC._xla_mark_sharding(t, spec, 'extra')\n\n\n"
+                              "def helper(t):\n  return old_helper(t, unknown_keyword=1)\n\n\n"
+                              "def old_helper(t):\n  return t\n\n\n"
+                              "def uses_gone_binding():\n  return _XLAC._xla_gone()\n\n\n"
+                              "def through_dispatch():\n  import torch._ops\n  return torch._ops.call(1, int4_weight=True)\n"),
+    "torch/__init__.py": ("def __getattr__(name):\n"
+                          "  raise AttributeError(f\"module 'torch' has no attribute '{name}'\")\n"),
+    "torch/_ops.py": ("def call(*args, **kwargs):\n  for k in kwargs:\n"
+                      "    raise RuntimeError(f\"Unknown keyword argument '{k}' for operator 'xla::quantized_matmul'\")\n"),
+}
+
+
+@pytest.mark.parametrize("body, code, last", [
+    # the test's own call of an API with a keyword, a binding or an argument the release lacks: untestable
+    ("sharding.old_helper(1, unknown_keyword=1)", 125, "untestable: the test calls an API this release lacks"),
+    ("torch_xla._XLAC._xla_new_binding()", 125, "untestable: the test calls an API this release lacks"),
+    ("torch._ops.call(1, int4_weight=True)", 125, "untestable: the test calls an API this release lacks"),
+    # a name the release lacks, found missing by a module's lookup hook or by unittest.mock's patching
+    ("torch.uint16", 125, "untestable: the test calls an API this release lacks"),
+    ("from unittest import mock\n    with mock.patch.object(torch_xla._XLAC, '_xla_new', lambda: 1):\n      pass", 125,
+     "untestable: the test calls an API this release lacks"),
+    # the same messages raised from the release's own code: the release's failure
+    ("sharding.mark_sharding(1, ())", 1, "XLAKB-TRIGGER ERROR T.test_it: TypeError: _xla_mark_sharding(): incompatible "
+                                         "function arguments"),
+    ("sharding.helper(1)", 1, "XLAKB-TRIGGER ERROR T.test_it: TypeError: old_helper() got an unexpected keyword argument"),
+    ("sharding.uses_gone_binding()", 1, "XLAKB-TRIGGER ERROR T.test_it: AttributeError: module 'torch_xla._XLAC' has "
+                                        "no attribute '_xla_gone'"),
+    ("sharding.through_dispatch()", 1, "XLAKB-TRIGGER ERROR T.test_it: RuntimeError: Unknown keyword argument"),
+])
+def test_an_api_gap_is_the_tests_own_call_an_error_of_the_releases_code_is_its_failure(tmp_path, body, code, last):
+    site = tmp_path / "site"
+    for rel, text in RELEASE_CODE.items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_text(text)
+    source = ("import unittest\nimport torch\nimport torch._ops\nimport torch_xla\nimport torch_xla._XLAC\n"
+              "from torch_xla import sharding\n\n\nclass T(unittest.TestCase):\n\n"
+              f"  def test_it(self):\n    {body}\n")
+    r = _run_one(tmp_path, source, "T.test_it", pythonpath=site)
+    assert r.returncode == code, r.stdout + r.stderr
+    assert r.stdout.strip().splitlines()[-1].startswith(last), r.stdout[-600:]
+
+
+@pytest.mark.parametrize("where, sig, code, last", [
+    ("test", "SIGABRT", 1, "XLAKB-TRIGGER CRASHED T.test_it: signal 6 (SIGABRT)"),
+    ("test", "SIGSEGV", 1, "XLAKB-TRIGGER CRASHED T.test_it: signal 11 (SIGSEGV)"),
+    # the out-of-memory killer's SIGKILL, a SIGTERM: the system's doing, never a proof
+    ("test", "SIGKILL", 3, "XLAKB-TRIGGER KILLED T.test_it: signal 9 (SIGKILL) sent from outside the test"),
+    ("test", "SIGTERM", 3, "XLAKB-TRIGGER KILLED T.test_it: signal 15 (SIGTERM) sent from outside the test"),
+    # a crash while the test module is imported proves nothing about its tests
+    ("module", "SIGSEGV", 3, "XLAKB-TRIGGER BROKEN T.test_it: signal 11 (SIGSEGV) while the test module was imported"),
+])
+def test_a_crash_signal_of_the_test_is_a_failure_a_kill_from_outside_is_not(tmp_path, where, sig, code, last):
+    kill = f"import os, signal; os.kill(os.getpid(), signal.{sig})"
+    source = ((kill + "\n" if where == "module" else "") + "import unittest\n\n\nclass T(unittest.TestCase):\n\n"
+              f"  def test_it(self):\n    {kill if where == 'test' else 'pass'}\n")
+    r = _run_one(tmp_path, source, "T.test_it")
+    assert r.returncode == code, r.stdout + r.stderr
+    assert r.stdout.strip().splitlines()[-1].startswith(last), r.stdout[-600:]
+
+
+@pytest.mark.parametrize("expected, actual, code", [
+    # the same message in other words (PT_XLA_DEBUG's "mark_step" renamed "sync"): words, not behaviour
+    ("sync in parallel loader at step end", "Execution Analysis: mark_step in parallel loader at step end", 0),
+    ("Compilation Cause: user sync", "Compilation Cause: user mark_step", 0),
+    # a negation, a number or most of the words differ: what the text says differs
+    ("graph is not cached", "Execution Analysis: graph is cached", 1),
+    ("graph is cached again", "Execution Analysis: graph is cached 2 times", 1),
+    ("most frequent graph hash", "Execution Analysis: compile took long", 1),
+])
+def test_a_wording_check_passes_only_where_the_texts_say_the_same(tmp_path, expected, actual, code):
+    source = ("import unittest\n\n\nclass T(unittest.TestCase):\n\n"
+              f"  def test_it(self):\n    self.assertIn({expected!r}, {actual!r})\n")
+    r = _run_one(tmp_path, source, "T.test_it")
+    assert r.returncode == code, r.stdout + r.stderr
+
+
+def _run_one(tmp_path, source: str, test: str, pythonpath: Path | None = None):
     (tmp_path / "test").mkdir(exist_ok=True)
     (tmp_path / "test" / "test_y.py").write_text(source)
     runner = Path(__file__).resolve().parent.parent / "src" / "xlakb" / "data" / "trigger_runner.py"
+    env = {**os.environ, "PYTHONPATH": str(pythonpath)} if pythonpath else None
     return subprocess.run([sys.executable, str(runner), "test/test_y.py", test], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=60, env=env)
 
 
 def test_a_package_the_environment_lacks_is_the_runners_problem_not_the_bugs(tmp_path):
@@ -393,8 +479,10 @@ def test_a_package_the_environment_lacks_is_the_runners_problem_not_the_bugs(tmp
         "XLAKB-TRIGGER BROKEN T.test_it: the test module imports a package this environment lacks: ModuleNotFoundError")
     r = _run_one(tmp_path, "import torch_xla.no_such_module\n" + body, "T.test_it")
     assert r.returncode == 125 and "untestable: the test module needs an API this release lacks" in r.stdout
+    # a module that cannot be imported proves nothing about its tests: no test of it ran
     r = _run_one(tmp_path, "raise ValueError('module-level bug')\n" + body, "T.test_it")
-    assert r.returncode == 1 and "XLAKB-TRIGGER ERROR T.test_it: ValueError: module-level bug" in r.stdout
+    assert r.returncode == 3 and ("XLAKB-TRIGGER BROKEN T.test_it: the test module cannot be imported on this release, "
+                                  "which proves nothing about its tests: ValueError: module-level bug") in r.stdout
 
 
 DEFERRED_MODULE = (
@@ -446,8 +534,8 @@ DEFERRED_MODULE = (
     ("T.test_plain", "import torch_xla.experimental.registers_an_op", 125,
      "untestable: the test module needs an API this release lacks: ModuleNotFoundError: No module named "
      "'torch_xla.experimental.registers_an_op'"),
-    ("T.test_plain", "raise ValueError('the module fails on its own')", 1,
-     "XLAKB-TRIGGER ERROR T.test_plain: ValueError: the module fails on its own"),
+    ("T.test_plain", "raise ValueError('the module fails on its own')", 3,
+     "XLAKB-TRIGGER BROKEN T.test_plain: the test module cannot be imported on this release"),
 ])
 def test_a_name_the_release_lacks_is_untestable_only_for_a_test_that_uses_it(tmp_path, test, extra, code, last):
     """A test module imports modules and names of later releases (test_operations.py's torch_xla.utils.dlpack):
@@ -574,7 +662,8 @@ def test_mine_proves_a_fix_and_writes_its_record(kb, upstream, wheelhouse, test_
     assert fix["verdicts"][fix["before"]] == ["reproduced", "exit 1: " + fix["failure"]], fix["verdicts"]
     second = rows["Fix wrong dtype of foo (#104)", "T.test_dtype"]
     assert second["status"] == "passes-before" and second["record"] == ""  # kept, with why
-    rec = yaml.safe_load((kb / "issues" / "mined-pr101-bug-is-gone.yaml").read_text())
+    assert not (kb / "issues" / "mined-pr101-bug-is-gone.yaml").exists()  # a draft until a person writes it up
+    rec = yaml.safe_load((kb / "mined" / "drafts" / "mined-pr101-bug-is-gone.yaml").read_text())
     assert rec["source"] == "mined" and rec["mined"]["draft"] is True and rec["upstream"]["fixed_by"] == [101]
     assert rec["versions"] == {"affected": ">=2.4.0,<2.6.0", "fixed_in": "2.6.0"}  # from its own 12-release matrix
     assert rec["reproducer"]["trigger"]["commit"] == upstream["fix"] and rec["environment"]["devices"] == 4
@@ -607,7 +696,7 @@ def test_mine_proves_a_fix_and_writes_its_record(kb, upstream, wheelhouse, test_
     assert rows["Fix the BUG attribute on XLA tensors (#101)", "TestBug.test_bug_is_gone"]["status"] == "proved"
     # the test's own assertion names no bug a user would paste: the record offers triage nothing
     assert rows["Fix the BUG attribute on XLA tensors (#101)", "TestBug.test_bug_is_gone"]["triage"] == "none"
-    assert "signatures" not in yaml.safe_load((kb / "issues" / "mined-pr101-bug-is-gone.yaml").read_text())
+    assert "signatures" not in yaml.safe_load((kb / "mined" / "drafts" / "mined-pr101-bug-is-gone.yaml").read_text())
 
     # a record made before mined records carried triage signatures: run once more on its last failing
     # release (2.5.1), the signatures read from that log go in after the symptoms, and validate accepts it
@@ -622,7 +711,8 @@ def test_mine_proves_a_fix_and_writes_its_record(kb, upstream, wheelhouse, test_
     monkeypatch.setattr(mine_mod, "triage_signatures", lambda log: seen.append(log) or sig)
     assert main(argv) == 0
     assert len(seen) == 1 and "XLAKB-TRIGGER FAILED TestBug.test_bug_is_gone" in seen[0]  # the log of 2.5.1's run
-    rec = yaml.safe_load((kb / "issues" / "mined-pr101-bug-is-gone.yaml").read_text())
+    assert not (kb / "issues" / "mined-pr101-bug-is-gone.yaml").exists()  # a draft until a person writes it up
+    rec = yaml.safe_load((kb / "mined" / "drafts" / "mined-pr101-bug-is-gone.yaml").read_text())
     assert list(rec).index("signatures") == list(rec).index("symptoms") + 1 and rec["signatures"] == sig
     assert main(["--root", str(kb), "validate"]) == 0
     assert main(argv) == 0 and len(seen) == 1  # done once: the table remembers it
@@ -641,10 +731,10 @@ def test_a_mined_proof_of_an_existing_record_is_attached_and_compared(kb, upstre
     argv = ["--root", str(kb), "mine", "--repo", str(upstream["repo"]), "--runner", "uv", "-q",
             "--find-links", str(wheelhouse), "--find-links", str(test_packages), "--index-url", "none"]
     assert main(argv) == 0
-    proof = json.loads((kb / "bisect" / "fake-bug" / "mined-proof.json").read_text())
+    proof = json.loads((kb / "bisect" / "fake-bug" / "proofs.json").read_text())["proofs"][0]
     assert proof["pr"] == 101 and proof["verdicts"]["2.5.1"][0] == "reproduced"
     assert proof["agreement"] == "the record says fixed in 2.7.0, the fix first shipped in 2.6.0"
-    assert not (kb / "issues" / "mined-pr101-bug-is-gone.yaml").exists()  # no second record of the same fix
+    assert not (kb / "mined" / "drafts" / "mined-pr101-bug-is-gone.yaml").exists()  # no second record of the same fix
 
 
 def test_a_new_run_keeps_what_was_measured_and_not_what_old_rules_left_out():
@@ -752,3 +842,56 @@ def test_one_test_proved_by_two_changes_of_one_release_is_one_record():
     assert same_proof([first, later]) == {}
     # each commit's own copy of the test: #7842 added fp8e4m3fn cases to #7740's fp8e5m2 test, two proofs
     assert same_proof([row("a", 7740, copy=""), row("b", 7842, copy="")]) == {}
+
+
+# -- bug, limitation or neither: what a proved test shows ---------------------------------------------------
+@pytest.mark.parametrize("failure, source, env, path, kind, rule", [
+    ("XLAKB-TRIGGER ERROR T.test_fp8: RuntimeError: torch_xla/csrc/dtype.cpp:161 : Type not supported: Float8_e5m2",
+     "", (), "test/test_fp8.py", "limitation", "unsupported-dtype"),
+    ("XLAKB-TRIGGER ERROR A.test_pad: RuntimeError: This model contains ops not capturable by Pytorch/XLA: aten::pad=1",
+     "", (), "test/test_core_aten_ops.py", "limitation", "export-refuses-unlowered-op"),
+    ("XLAKB-TRIGGER CRASHED U.test_x: signal 6 (SIGABRT)", "", ("EXPERIMENTAL_XLA_UNBOUNDED_DYNAMISM",),
+     "test/stablehlo/test_unbounded.py", "limitation", "experimental-flag"),
+    ("XLAKB-TRIGGER ERROR D.test_gt: RuntimeError: XLASymNodeImpl::gt has not been implemented.", "", (), "test/ds/t.py",
+     "limitation", "not-implemented"),
+    ("XLAKB-TRIGGER FAILED T.test_softmax: AssertionError: Regex didn't match: '.*f32' not found in 'HloModule m'", "",
+     (), "test/test_autocast_xla.py", "limitation", "autocast-policy"),
+    ("XLAKB-TRIGGER FAILED T.test_patch: AssertionError: False is not true", "    self.assertEqual(dir(GRU), dir(ScanGRU))\n",
+     (), "test/scan/test_gru.py", "neither", "class-shape"),
+    ("XLAKB-TRIGGER FAILED T.test_alias: AssertionError: 0.0 != 1.0",
+     "    self.assertEqual(met.metric_data('InputOutputAliasCount')[1], 1.0)\n", (), "test/t.py", "neither", "counter"),
+    ("XLAKB-TRIGGER FAILED T.test_value: AssertionError: 0.0 != 1.0", "    self.assertEqual(t.item(), 1.0)\n", (),
+     "test/t.py", "bug", ""),
+    ("XLAKB-TRIGGER FAILED T.test_graphs: AssertionError: 2 != 1", "    self.assertEqual(met.counter_value('Graphs'), 1)\n",
+     (), "test/t.py", "neither", "counter"),
+    ("XLAKB-TRIGGER FAILED T.test_ir: AssertionError: '%add.6' not found in 'HloModule IrToHlo.8'",
+     "    hlo = torch_xla._XLAC._get_xla_tensors_hlo([t])\n", (), "test/spmd/t.py", "neither", "expected-text"),
+    # what the release raised where the call should have worked: a bug
+    ("XLAKB-TRIGGER ERROR T.test_einsum: RuntimeError: aten_xla_bridge.cpp:84 : Check failed: xtensor", "", (),
+     "test/dynamo/test_dynamo.py", "bug", ""),
+])
+def test_a_proved_test_is_a_bug_a_limitation_or_neither_by_rules_with_reasons(failure, source, env, path, kind, rule):
+    found = triggers.kind_of(failure, source, env, path)
+    assert (found.kind, found.rule) == (kind, rule) and found.reason
+
+
+def test_a_review_of_the_fix_overrides_the_rules_and_the_table_keeps_both(tmp_path):
+    from xlakb.mining.mine import Mined, judge_kinds, load_review
+
+    (tmp_path / "mined").mkdir()
+    row = Mined(commit="c" * 40, pr=7023, subject="Handle aliasing (#7023)", date="2024-05-01", cls="bug",
+                path="test/test_x.py", test="T.test_alias", status="proved",
+                failure="XLAKB-TRIGGER FAILED T.test_alias: AssertionError: 0.0 != 1.0")
+    assert judge_kinds(tmp_path, None, [row]) == [(row.key, "", "bug")]
+    (tmp_path / "mined" / "review.yaml").write_text(
+        "reviews:\n- pr: 7023\n  kind: neither\n  reason: the test counts donated buffers; results were right\n")
+    assert judge_kinds(tmp_path, None, [row]) == [(row.key, "bug", "neither")]
+    assert (row.kind, row.kind_rule, row.rule_kind) == ("neither", "review", "bug")
+    for text, said in [("reviews:\n- pr: 1\n  kind: feature\n  reason: x\n", "kind 'feature' is not one of"),
+                       ("reviews:\n- pr: 1\n  kind: bug\n", "a decision says why (reason)"),
+                       ("reviews:\n- kind: bug\n", "each entry names its fix (pr: N)"),
+                       ("reviews: [\n", "malformed YAML")]:
+        (tmp_path / "mined" / "review.yaml").write_text(text)
+        with pytest.raises(XlakbError, match=re.escape(said)) as err:
+            load_review(tmp_path)
+        assert str(err.value).startswith("mined/review.yaml")

@@ -262,7 +262,7 @@ def test_concurrent_callers_download_once(server, tmp_path):
     def worker():
         try:
             results.append(cache.get(base + "/slow/w.whl"))
-        except BaseException as e:  # pragma: no cover - reported below
+        except BaseException as e:  # noqa: BLE001 - pragma: no cover - reported below
             errors.append(e)
 
     threads = [threading.Thread(target=worker) for _ in range(4)]

@@ -236,3 +236,82 @@ def test_lookalike_links_must_exist_and_go_both_ways(kb):
     a.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), "utf-8")
     _records, problems = validate(kb)
     assert any("unknown record id 'bug-c'" in p.message for p in problems)
+
+
+# -- what a record is: a bug in issues/, a limitation in limitations/, a draft in mined/drafts/ -------------------
+def _mined(data: dict, **extra) -> dict:
+    data = dict(data)
+    data["source"] = "mined"
+    data["reproducer"] = {"trigger": {"repo": "pytorch/xla", "commit": "a" * 40, "path": "test/test_x.py", "test": "T.test_x"},
+                          "fidelity": "exact", "timeout": 60, "signatures": ["XLAKB-TRIGGER FAILED T\\.test_x: "]}
+    data["mined"] = {"commit": "a" * 40, "pr": 7740, "subject": "Support fp8e5m2 dtype (#7740)", "class": "dtype-precision",
+                     "shipped": "ancestry", "draft": False, **extra}
+    return data
+
+
+def test_a_published_record_is_written_up_never_a_template_or_its_fix_subject(kb):
+    import yaml
+
+    path = fake_record(kb)
+    data = _mined(yaml.safe_load(path.read_text()), draft=True)
+    data["title"]["en"] = "Support fp8e5m2 dtype (upstream test test_fp8 fails before PR #7740)"
+    data["root_cause"]["zh"] = "尚无人撰写详细分析。"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
+    text = "\n".join(problems_of(kb))
+    assert "mined.draft: a draft is not published" in text
+    assert "title.en: template text '(upstream test test_fp8 fails before PR #7740)'" in text
+    assert "root_cause.zh: template text '尚无人撰写'" in text
+    assert "title.en: the title is the fix's PR subject" in text
+    # the same draft kept where drafts live is valid: maintainers see it, nothing publishes it
+    drafts = kb / "mined" / "drafts"
+    drafts.mkdir(parents=True)
+    path.rename(drafts / path.name)
+    assert problems_of(kb) == []
+    from xlakb.records import load_record, load_records
+
+    assert [r.id for r in load_records(kb)] == [] and load_record(kb, "fake-bug").kind == "draft"
+    assert load_record(kb, "fake-bug").root == kb
+
+
+def test_a_limitation_lives_in_limitations_and_says_so_and_is_never_listed_as_a_bug(kb):
+    import yaml
+
+    from xlakb.records import load_record, load_records
+
+    path = fake_record(kb)
+    data = _mined(yaml.safe_load(path.read_text()))
+    data = {"id": data["id"], "kind": "limitation", **{k: v for k, v in data.items() if k != "id"}}
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
+    assert any("kind: a limitation belongs in limitations/, not issues/" in p for p in problems_of(kb))
+    (kb / "limitations").mkdir()
+    path.rename(kb / "limitations" / path.name)
+    assert problems_of(kb) == []
+    assert load_records(kb) == [] and [r.id for r in load_records(kb, ("limitation",))] == ["fake-bug"]
+    assert load_record(kb, "fake-bug").kind == "limitation" and load_record(kb, "fake-bug").root == kb
+    data.pop("kind")
+    (kb / "limitations" / path.name).write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
+    assert any("kind: a record in limitations/ says kind: limitation" in p for p in problems_of(kb))
+
+
+def test_a_fix_pr_is_not_listed_as_a_report_of_the_bug(kb):
+    path = fake_record(kb)
+    edit(path, lambda d: d["upstream"].update(issues=[2, 1], fixed_by=[2]))
+    assert any("upstream.issues: #2 is the fix (it is in fixed_by)" in p for p in problems_of(kb))
+
+
+def test_nothing_committed_names_a_path_of_the_machine_it_was_measured_on():
+    """Records, reproducers, measured results, the mining table and the site's pages are published: a probe's
+    message or a bisection's command that named this machine's folders (its home, a clone's path) is kept as
+    ``<site-packages>/…`` and ``--repo ../xla``. (upstream/ holds users' own pastes, quoted as they wrote them.)"""
+    from xlakb.published import command, machine_paths, scrub
+
+    found = []
+    for folder in ("issues", "limitations", "reproducers", "bisect", "mined", "site"):
+        for path in sorted((REPO / folder).rglob("*")):
+            if path.is_file() and path.suffix in (".yaml", ".json", ".md", ".py", ".js"):
+                found += [f"{path.relative_to(REPO)}: {p}" for p in machine_paths(path.read_text("utf-8"))]
+    assert found == []
+    assert machine_paths("see /home/me/xla and /root/.cache/x") == ["/home/me", "/root"]
+    assert scrub("from '/root/.cache/xlakb/envs/uv/ab/venv/lib/python3.11/site-packages/_XLAC.so'") == \
+        "from '<site-packages>/_XLAC.so'"
+    assert command(["bisect", "r", "--repo", "/home/me/xla", "--start=/abs/start"]) == "bisect r --repo ../xla --start=start"

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from xlakb.errors import XlakbError
 from xlakb.search import Bisection, Outcome, SearchResult, least_satisfying, probe_bound
 
-O, N, S, E = Outcome.OLD, Outcome.NEW, Outcome.SKIP, Outcome.ERROR
+O, N, S, E = Outcome.OLD, Outcome.NEW, Outcome.SKIP, Outcome.ERROR  # noqa: E741 - the tables read as rows of letters
 
 
 def world(n: int, culprit: int, skips: set[int] = frozenset(), errors: set[int] = frozenset()):

@@ -15,8 +15,17 @@ import yaml
 
 from fakewheels import fake_record
 from xlakb.knowledge import export
-from xlakb.triage import (advice_text, annotate, engine, export_record, facts, log_from_text, read_log_file, result_json,
-                          signatures_from_log, triage)
+from xlakb.triage import (
+    advice_text,
+    annotate,
+    engine,
+    export_record,
+    facts,
+    log_from_text,
+    read_log_file,
+    result_json,
+    triage,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "data" / "triage"

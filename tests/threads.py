@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 
 def at_once(call: Callable[[], object], n: int = 8) -> list[BaseException]:

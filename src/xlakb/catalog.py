@@ -31,11 +31,11 @@ import re
 import subprocess
 import zipfile
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 from .errors import XlakbError
 
@@ -591,7 +591,7 @@ class Catalog:
         return "\n".join(lines) + "\n"
 
     @classmethod
-    def loads(cls, text: str, source: str = "catalog") -> "Catalog":
+    def loads(cls, text: str, source: str = "catalog") -> Catalog:
         lines = text.splitlines()
         if not lines:
             raise CatalogError(f"{source}: empty catalog")

@@ -6,7 +6,6 @@ import argparse
 import dataclasses
 import datetime as _dt
 import os
-import shlex
 import shutil
 import sys
 import threading
@@ -16,6 +15,7 @@ from pathlib import Path
 
 from . import __version__
 from .errors import XlakbError
+from .published import command as published_command
 
 EXIT_ERROR, EXIT_BAD_INPUT, EXIT_BUG, EXIT_INTERRUPT = 1, 2, 3, 130
 
@@ -100,7 +100,9 @@ def cmd_validate(args) -> int:
 def cmd_list(args) -> int:
     from .records import load_records
 
-    records = load_records(find_root(args.root))
+    # bugs by default; limitations lifted and drafts (mined proofs nobody wrote up yet) only when asked
+    kinds = {"bugs": ("bug",), "limitations": ("limitation",), "drafts": ("draft",)}[args.kind]
+    records = load_records(find_root(args.root), kinds)
     rows = [r for r in records if (not args.status or r.status == args.status) and (not args.tag or args.tag in r.tags)
             and (not args.component or r.component == args.component)]
     if not rows:
@@ -114,8 +116,9 @@ def cmd_list(args) -> int:
 
 def _ui(lang: str) -> dict:
     """The interface words of ``lang`` (data/ui.yaml, shared with the site)."""
-    import yaml
     from importlib import resources
+
+    import yaml
 
     return yaml.safe_load((resources.files("xlakb") / "data" / "ui.yaml").read_text("utf-8"))[lang]
 
@@ -128,10 +131,17 @@ def cmd_show(args) -> int:
     rec = load_record(root, args.id)
     lang = args.lang
     zh = lang == "zh"
-    label = (lambda en, z: z if zh else en)
+
+    def label(en: str, z: str) -> str:
+        return z if zh else en
+
     ui = _ui(lang)
     colon = ui["colon"]
     print(f"{rec.id} — {rec.text('title', lang)}")
+    if rec.kind == "limitation":
+        print(ui["limitation_note"].format(fixed_in=rec.fixed_in or "?").strip())
+    elif rec.kind == "draft":
+        print(label("A draft: mined, not written up yet, not published.", "草稿：由挖掘得到，尚未撰写，不发布。"))
     print(f"{label('status', '状态')}{colon}{ui['status'].get(rec.status, rec.status) if zh else rec.status}   {label('component', '组件')}{colon}"
           f"{rec.component}   {label('tags', '标签')}{colon}{', '.join(rec.tags)}")
     print()
@@ -140,12 +150,19 @@ def cmd_show(args) -> int:
     for s in rec.text("symptoms", lang):
         print(f"  - {s}")
     print(f"\n{label('Root cause', '根本原因')}{colon}\n  {rec.text('root_cause', lang).strip()}")
-    print(f"\n{label('Workaround', '临时解决办法')}{colon}\n  {rec.text('workaround', lang).strip()}")
+    print(f"\n{label('Workaround', '规避方法')}{colon}\n  {rec.text('workaround', lang).strip()}")
     versions = rec.data["versions"]
     print(f"\n{label('Affected (claimed)', '受影响版本（记录所称）')}{colon}torch_xla  {versions['affected']}"
           + (f"; {label('fixed in', '修复于')} {versions['fixed_in']}" if versions.get("fixed_in") else ""))
     matrix = load_matrix(root, rec.id)
     if matrix:
+        from .candidates.releases import all_releases
+        from .results import affected_floor
+
+        floor = affected_floor(rec.data, matrix["results"], all_releases())
+        if floor:
+            pr = f"PR #{floor['pr']}" if floor.get("pr") else ""
+            print(ui["affected_range"][floor["why"]].format(first=floor["first"], prev=floor.get("prev", ""), pr=pr))
         cells = ", ".join(f"{r['candidate']}={ui['verdict'].get(r['verdict'], r['verdict'])}" for r in matrix["results"])
         print(f"{label('Measured', '实测')}{colon}{cells}")
     up = rec.data["upstream"]
@@ -284,6 +301,19 @@ def cmd_mine(args) -> int:
     backend = _backend(args) if not args.find_only else None
     progress = ConsoleProgress(quiet=args.quiet)
     executor = get_executor(args.cluster, args.jobs) if not args.find_only else None
+    if args.rejudge:
+        from .mining.mine import REJUDGED, rejudge
+
+        try:
+            changes = rejudge(root, args.repo, backend, progress=progress, executor=executor, cache=VerdictCache(),
+                              find_links=_links(args), index_url=args.index_url)
+        finally:
+            executor.close()
+        for c in changes:
+            lost = f" (record {c['record']} loses this proof)" if c["record"] and c["was"] == "proved" else ""
+            print(f"{c['was']} -> {c['now']}: {c['key']}{lost}: {c['why']}")
+        print(f"{len(changes)} outcome(s) changed; listed in {REJUDGED}")
+        return 0
     try:
         out = run(root, args.repo, args.start, args.end, backend, progress=progress, limit=args.limit,
                   find_only=args.find_only, records=not args.no_records, executor=executor, cache=VerdictCache(),
@@ -297,13 +327,14 @@ def cmd_mine(args) -> int:
     print(f"\n{len(out.rows)} candidates from {args.start} to {args.end}: "
           + ", ".join(f"{n} {k}" for k, n in sorted(counts.items(), key=lambda kv: -kv[1])))
     for rid in out.written:
-        print(f"written: issues/{rid}.yaml, bisect/{rid}/")
+        print(f"draft written: mined/drafts/{rid}.yaml, bisect/{rid}/ (write it up, then move it to issues/ "
+              f"or, for a limitation, limitations/)")
     for rid, agreement in out.attached:
-        print(f"second proof of {rid}: {agreement} (bisect/{rid}/mined-proof.json)")
+        print(f"another proof of {rid}: {agreement} (bisect/{rid}/proofs.json)")
     for key, why in out.left:
         print(f"no record for {key}: {why}")
     for rid in out.signed:
-        print(f"triage signatures from its measured failure: issues/{rid}.yaml")
+        print(f"triage signatures from its measured failure: mined/drafts/{rid}.yaml")
     print(f"table: {out.table.relative_to(root)}")
     return 0
 
@@ -438,7 +469,7 @@ def cmd_bisect(args) -> int:
     root = find_root(args.root)
     rec = load_record(root, args.id)
     options = Options(repeat=args.repeat, jobs=args.jobs, prepare_ahead=not args.no_prepare,
-                      find_links=_links(args), index_url=args.index_url, command="xlakb " + shlex.join(args.argv))
+                      find_links=_links(args), index_url=args.index_url, command="xlakb " + published_command(args.argv))
     ctx = Context(rec, _backend(args), progress=ConsoleProgress(quiet=args.quiet), options=options)
     ctx.executor = get_executor(args.cluster, 1)  # -j is how many candidates each step probes at once
     try:
@@ -638,14 +669,12 @@ def cmd_merge(args) -> int:
 
 
 def cmd_drift(args) -> int:
-    from .candidates.releases import all_releases
-    from .matrix import drift
-    from .records import load_records
-    from .results import load_matrix
-
     import json
 
-    from .matrix import unmeasured
+    from .candidates.releases import all_releases
+    from .matrix import drift, unmeasured
+    from .records import load_records
+    from .results import load_matrix
 
     root = find_root(args.root)
     releases = all_releases()
@@ -721,6 +750,8 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
     sp.add_argument("--status", choices=["open", "fixed", "regressed", "workaround-only", "wontfix"])
     sp.add_argument("--tag")
     sp.add_argument("--component")
+    sp.add_argument("--kind", choices=["bugs", "limitations", "drafts"], default="bugs",
+                    help="bugs (default); limitations releases lifted; drafts: mined proofs nobody has written up yet")
     sp.add_argument("--lang", choices=["en", "zh"], default="en")
     sp.set_defaults(func=cmd_list)
 
@@ -774,6 +805,9 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
     cluster_opt(sp)
     sp.add_argument("--limit", type=int, metavar="N", help="prove at most N pending candidates this run")
     sp.add_argument("--find-only", action="store_true", help="list and classify the candidates, run nothing")
+    sp.add_argument("--rejudge", action="store_true",
+                    help="after a change of the runner or the rules: run every measured candidate again and list "
+                         "what changed (mined/rejudged.json)")
     sp.add_argument("--no-records", action="store_true", help="prove candidates but write no record")
     sp.add_argument("--retry", action="append", choices=("error", "untestable", "fails-after", "passes-before", "proved"),
                     help="prove the candidates with this outcome again (repeatable), e.g. after the runner changed; "
@@ -925,7 +959,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPT
     except BrokenPipeError:
         return 0
-    except Exception:
+    except Exception:  # noqa: BLE001 - anything unexpected: exit 3 with a log to paste into a bug report
         from .envs import cache_dir
 
         stamp = _dt.datetime.now().strftime("%Y%m%dT%H%M%S")

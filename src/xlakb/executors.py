@@ -30,9 +30,10 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
 
 from . import __version__
 from .candidate import Candidate
@@ -68,7 +69,7 @@ class Executor(Protocol):
     slots: int  # probes that can run at once (for time estimates)
 
     def submit(self, task: ProbeTask, backend: Backend, *, progress: Progress | None = None,
-               on_start: Callable[[], None] | None = None) -> "cf.Future[ProbeResult]":
+               on_start: Callable[[], None] | None = None) -> cf.Future[ProbeResult]:
         """Start one probe with ``backend`` (remote executors use the backend of that name on the worker).
         The future never raises. ``on_start`` is called when the probe starts, where the executor can tell."""
 
@@ -100,7 +101,7 @@ class LocalExecutor:
         self._ahead: list[threading.Thread] = []
 
     def submit(self, task: ProbeTask, backend: Backend, *, progress: Progress | None = None,
-               on_start: Callable[[], None] | None = None) -> "cf.Future[ProbeResult]":
+               on_start: Callable[[], None] | None = None) -> cf.Future[ProbeResult]:
         def one() -> ProbeResult:
             if on_start is not None:
                 on_start()
@@ -159,7 +160,7 @@ class _WorkerProgress(NullProgress):
             return
         try:
             self.queue.put_nowait((kind, self.tid, self.node, *payload))
-        except Exception:  # the queue's actor lost with its node, or full: the probe goes on without lines
+        except Exception:  # noqa: BLE001 - the queue's actor lost with its node, or full: the probe goes on without lines
             self.queue = None
 
     def info(self, message: str) -> None:
@@ -205,7 +206,7 @@ class _Relay:
                 event = self.queue.get(timeout=0.5)
             except Empty:
                 continue
-            except Exception:  # the queue's actor is gone (its node died, or the cluster): no more lines
+            except Exception:  # noqa: BLE001 - the queue's actor is gone (its node died, or the cluster): no more lines
                 return
             self._handle(*event)
 
@@ -229,7 +230,7 @@ class _Relay:
         self._thread.join(timeout=5)
         try:
             self.queue.shutdown()
-        except Exception:  # already gone with the cluster
+        except Exception:  # noqa: BLE001 - already gone with the cluster
             pass
 
 
@@ -329,7 +330,7 @@ class RayExecutor:
                 try:
                     ray.init(**options)
                     break
-                except Exception as err:  # ConnectionError, ValueError, RuntimeError...: any way of not reaching it
+                except Exception as err:  # noqa: BLE001 - ConnectionError, ValueError, RuntimeError...: any way of not reaching it
                     # a Ray Client head that answered but whose server for this client failed to start (seen
                     # on a loaded head) is worth another try; any other failure is not
                     if isinstance(err, ConnectionAbortedError) and attempt < CONNECT_TRIES:
@@ -347,7 +348,7 @@ class RayExecutor:
         """Nothing: which node runs the next probe is Ray's choice (a worker keeps its own servers)."""
 
     def submit(self, task: ProbeTask, backend: Backend, *, progress: Progress | None = None,
-               on_start: Callable[[], None] | None = None) -> "cf.Future[ProbeResult]":
+               on_start: Callable[[], None] | None = None) -> cf.Future[ProbeResult]:
         asked = task_resources(task.record)
         outer: cf.Future[ProbeResult] = cf.Future()
         why = self._infeasible(asked)
@@ -366,7 +367,7 @@ class RayExecutor:
             relay.forget(tid)
             try:
                 outer.set_result(self._result(task, backend, inner))
-            except BaseException as err:  # never leave the driver waiting
+            except BaseException as err:  # noqa: BLE001 - never leave the driver waiting
                 outer.set_result(error_result(task.record, task.candidate, backend.name, f"ray: {_one_line(err)}"))
 
         ref.future().add_done_callback(arrived)

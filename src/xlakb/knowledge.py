@@ -15,7 +15,7 @@ import yaml
 
 from . import catalog as catalog_mod
 from .matrix import disagreements
-from .records import LANGS, Problem, Record, _line_of, load_records, parse_file
+from .records import LANGS, PUBLISHED, Problem, Record, _line_of, load_records, parse_file
 from .records import validate as validate_records
 from .results import load_matrix, load_workaround, workaround_holds
 from .triage import export_record, export_records
@@ -76,7 +76,7 @@ def measured_problems(root: Path, rel: Path, record: Record, node: yaml.Node | N
 
 def export(root: Path, catalog_path: Path | None = None) -> dict:
     """Triage data of every record under ``root`` with its measured matrix, and the message catalog."""
-    records = [export_record(r.data, load_matrix(root, r.id)) for r in load_records(root)]
+    records = [export_record(r.data, load_matrix(root, r.id)) for r in load_records(root, PUBLISHED)]
     return export_records(records, catalog_mod.load(catalog_path))
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import concurrent.futures as cf
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from .candidate import Candidate, workaround_of
 from .envs import Backend

@@ -1,5 +1,10 @@
 """Records: one YAML file a bug under ``issues/``, checked against the schema.
 
+Three folders hold records of the same schema, each for what it is (:data:`FOLDERS`): ``issues/`` the bugs,
+the only records listed, counted, titled and matched as bugs; ``limitations/`` the limitations a release
+lifted (a dtype, an op lowering, an export feature that did not exist yet), published as what they are;
+``mined/drafts/`` the proofs ``xlakb mine`` made that nobody has written up yet, for maintainers only.
+
 Loading keeps line numbers, so every problem names file, line and field:
 ``issues/foo.yaml:12: reproducer.timeout: 'soon' is not of type 'integer'``.
 """
@@ -9,11 +14,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import jsonschema
 import yaml
@@ -46,6 +52,22 @@ class Problem:
         return f"{where}:{field} {self.message}"
 
 
+#: where each kind of record lives, under the repository's root
+FOLDERS = {"bug": Path("issues"), "limitation": Path("limitations"), "draft": Path("mined") / "drafts"}
+#: the kinds published (site, triage, the CLI's lists): a draft never is
+PUBLISHED = ("bug", "limitation")
+#: text a template wrote, which a published record never carries (the draft's own words, both languages)
+TEMPLATE_TEXT = re.compile(r"Not yet written up|尚无人撰写|\(upstream test \w+ fails before PR #\d+\)|上游测试 \w+ 在 PR #\d+ 之前失败")
+
+
+def kind_of(path: Path) -> str:
+    """The kind of record a file is, by its folder (``issues/`` unless it is in another kind's folder)."""
+    for kind, folder in FOLDERS.items():
+        if path.parent.parts[-len(folder.parts):] == folder.parts:
+            return kind
+    return "bug"
+
+
 @dataclass(frozen=True)
 class Record:
     """A loaded, valid record. ``data`` is the YAML mapping as written."""
@@ -58,8 +80,13 @@ class Record:
         return self.data["id"]
 
     @property
+    def kind(self) -> str:
+        """"bug", "limitation" or "draft" (by its folder, see :data:`FOLDERS`)."""
+        return kind_of(self.path)
+
+    @property
     def root(self) -> Path:
-        return self.path.parent.parent
+        return self.path.parents[len(FOLDERS[self.kind].parts)]
 
     @property
     def status(self) -> str:
@@ -320,6 +347,7 @@ def check_record(path: Path, data: dict, node: yaml.Node | None, root: Path) -> 
         add(["source"], "a mined record (source: mined) has a reproducer.trigger, and only a mined record has one")
     if data.get("source") == "mined" and "mined" not in data:
         add(["mined"], "a mined record says what was mined (mined: commit, class, shipped, draft)")
+    problems.extend(kind_problems(path, data, node))
     try:
         SpecifierSet(data["versions"]["affected"])
     except InvalidSpecifier:
@@ -336,6 +364,46 @@ def check_record(path: Path, data: dict, node: yaml.Node | None, root: Path) -> 
     return problems
 
 
+def kind_problems(path: Path, data: dict, node: yaml.Node | None) -> list[Problem]:
+    """A record is in its kind's folder, and a published one (a bug, a limitation) is written up: no draft
+    flag, no template text, a title that is not its fix's PR subject."""
+    kind = kind_of(path)
+    out = []
+
+    def add(loc: list, message: str) -> None:
+        out.append(Problem(path, _line_of(node, loc), _field(loc), message))
+
+    declared = data.get("kind", "bug")
+    if kind == "bug" and declared != "bug":
+        add(["kind"], f"a {declared} belongs in {FOLDERS[declared]}/, not issues/ (issues/ holds bugs only)")
+    if kind == "limitation" and declared != "limitation":
+        add(["kind"], "a record in limitations/ says kind: limitation")
+    if kind == "draft":
+        if not data.get("mined", {}).get("draft"):
+            add(["mined"], "a record in mined/drafts/ is a mined draft (mined.draft: true); a written-up one moves to "
+                           "issues/ or limitations/")
+        return out
+    if data.get("mined", {}).get("draft"):
+        add(["mined", "draft"], f"a draft is not published: write it up (title, symptoms, root cause, workaround) and "
+                                f"set mined.draft: false, or keep it in {FOLDERS['draft']}/")
+    for key in ("title", "summary", "root_cause", "workaround"):
+        for lang in LANGS:
+            m = TEMPLATE_TEXT.search(str(data.get(key, {}).get(lang, "")))
+            if m:
+                add([key, lang], f"template text {m.group(0)!r}: a published record is written up by a person")
+    prs = set(data["upstream"].get("fixed_by") or [])
+    for n in data["upstream"].get("issues") or []:
+        if n in prs:
+            add(["upstream", "issues"], f"#{n} is the fix (it is in fixed_by): issues lists the reports of the bug, "
+                                        "leave it empty when there is none")
+    subject = re.sub(r"\s*\(#\d+\)\s*$", "", str(data.get("mined", {}).get("subject", ""))).strip().lower()
+    while subject and re.search(r"\(#\d+\)$", subject):
+        subject = re.sub(r"\s*\(#\d+\)$", "", subject)
+    if subject and subject in str(data.get("title", {}).get("en", "")).lower():
+        add(["title", "en"], "the title is the fix's PR subject: say what a user sees (the error or wrong result, and when)")
+    return out
+
+
 def _patterns(data: dict):
     for i, item in enumerate(data.get("signatures", [])):
         sig = parse_signature(item)
@@ -346,16 +414,23 @@ def _patterns(data: dict):
         yield ["reproducer", "signatures", i], p
 
 
-def record_files(root: Path) -> list[Path]:
-    folder = root / "issues"
-    if not folder.is_dir():
-        raise XlakbError(f"{folder}: no issues/ folder here", hint="run xlakb from the repository root or pass --root")
-    return sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml"))
+def record_files(root: Path, kinds: Iterable[str] = ("bug",)) -> list[Path]:
+    """The record files of ``kinds`` (see :data:`FOLDERS`), bugs first; only ``issues/`` must exist."""
+    if not (root / "issues").is_dir():
+        raise XlakbError(f"{root / 'issues'}: no issues/ folder here", hint="run xlakb from the repository root or pass --root")
+    out = []
+    for kind in kinds:
+        folder = root / FOLDERS[kind]
+        out += sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml"))
+    return out
 
 
-def validate(root: Path, *, measured: bool = True) -> tuple[list[Record], list[Problem]]:
-    """Check every record under ``root/issues`` as data (schema, ids, both languages, regexes, look-alike
-    links); return the valid ones and all problems.
+ALL_KINDS = tuple(FOLDERS)
+
+
+def validate(root: Path, *, measured: bool = True, kinds: Iterable[str] = ALL_KINDS) -> tuple[list[Record], list[Problem]]:
+    """Check every record of ``kinds`` (all, by default: bugs, limitations, drafts) as data (schema, ids,
+    folder, both languages, regexes, look-alike links); return the valid ones and all problems.
 
     ``measured``: also the checks ``xlakb validate`` adds (its Chinese text, its evidence for triage);
     loading records for other commands leaves them out, so a weak signature never hides a record. What the
@@ -363,7 +438,7 @@ def validate(root: Path, *, measured: bool = True) -> tuple[list[Record], list[P
     records: list[Record] = []
     problems: list[Problem] = []
     seen: dict[str, Path] = {}
-    for path in record_files(root):
+    for path in record_files(root, kinds):
         rel = path.relative_to(root) if path.is_relative_to(root) else path
         data, node, found = parse_file(path)
         if data is not None:
@@ -427,9 +502,10 @@ def evidence_problems(rel: Path, record: Record, node: yaml.Node | None) -> list
     return out
 
 
-def load_records(root: Path) -> list[Record]:
-    """All records, or XlakbError naming the first problem (``xlakb validate`` lists them all)."""
-    records, problems = validate(root, measured=False)
+def load_records(root: Path, kinds: Iterable[str] = ("bug",)) -> list[Record]:
+    """The records of ``kinds`` (the bugs, by default), or XlakbError naming the first problem (``xlakb
+    validate`` lists them all)."""
+    records, problems = validate(root, measured=False, kinds=tuple(kinds))
     if problems:
         more = f" (and {len(problems) - 1} more; run xlakb validate)" if len(problems) > 1 else ""
         raise XlakbError(f"{problems[0]}{more}")
@@ -442,7 +518,7 @@ def select_records(root: Path, ids: list[str] | None = None, *, every: bool = Fa
     those of a component or with a tag (ids named beside them are added). XlakbError when none is named or
     none matches."""
     if every or component or tag:
-        chosen = [r for r in load_records(root) if every or (ids and r.id in ids) or
+        chosen = [r for r in load_records(root, PUBLISHED) if every or (ids and r.id in ids) or
                   (component and r.component == component) or (tag and tag in r.tags)]
         if not chosen:
             raise XlakbError("no record matches", hint="check --component/--tag, or name ids")
@@ -468,9 +544,12 @@ def id_hint(asked: str, known: list[str]) -> str:
 
 
 def load_record(root: Path, record_id: str) -> Record:
-    path = root / "issues" / f"{record_id}.yaml"
+    """The record ``record_id`` of any kind (a bug, a limitation, a draft)."""
+    path = next((root / folder / f"{record_id}.yaml" for folder in FOLDERS.values()
+                 if (root / folder / f"{record_id}.yaml").is_file()), root / "issues" / f"{record_id}.yaml")
     if not path.is_file():
-        raise XlakbError(f"unknown record id {record_id!r}", hint=id_hint(record_id, [p.stem for p in record_files(root)]))
+        raise XlakbError(f"unknown record id {record_id!r}",
+                         hint=id_hint(record_id, [p.stem for p in record_files(root, ALL_KINDS)]))
     data, node, problems = parse_file(path)
     rel = path.relative_to(root)
     if data is not None:

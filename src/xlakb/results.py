@@ -122,3 +122,30 @@ def merge_matrix(root: Path, other: Path) -> tuple[str, int]:
     if taken:
         write_json(path, mine)
     return data["record"], taken
+
+
+def affected_floor(data: dict, rows: list[dict], releases: list[str]) -> dict | None:
+    """How far back a record's bug is known, honestly: the oldest release measured reproduced (``first``) and
+    whether "affected from" is a fact (``exact``) or only "at least from" (the faulty code may be older), with
+    why (``why``: a code the site and CLI put in words, ``prev``/``pr`` for them). It is a fact when the
+    release before ``first`` was measured not reproduced, or the record names the change that brought the bug
+    (``upstream.introduced_by``: a person traced the code); otherwise ``first`` may be only the oldest
+    release the reproducer can run on, or the oldest one measured. None when no release reproduced it."""
+    measured = {r["candidate"]: r["verdict"] for r in rows if r.get("kind", "release") == "release"}
+    order = [r for r in releases if r in measured]
+    failing = [r for r in order if measured[r] == "reproduced"]
+    if not failing:
+        return None
+    first = failing[0]
+    i = releases.index(first) if first in releases else -1
+    prev = releases[i - 1] if i > 0 else None
+    introduced = list(data.get("upstream", {}).get("introduced_by") or [])
+    if prev is not None and measured.get(prev) == "not-reproduced":
+        return {"first": first, "exact": True, "why": "prev-passes", "prev": prev}
+    if introduced:
+        return {"first": first, "exact": True, "why": "introduced", "pr": introduced[0]}
+    if prev is None:
+        return {"first": first, "exact": False, "why": "oldest"}
+    if measured.get(prev) == "untestable":
+        return {"first": first, "exact": False, "why": "prev-untestable", "prev": prev}
+    return {"first": first, "exact": False, "why": "prev-unknown", "prev": prev}

@@ -31,6 +31,7 @@ from .envs.cache import cap_from_environment, enforce_cap, in_use
 from .errors import XlakbError
 from .proc import RunResult
 from .progress import NullProgress, Progress
+from .published import scrub
 from .records import Record
 
 DEFAULT_PYTHON = "3.11"
@@ -102,7 +103,7 @@ class ProbeResult:
         return data
 
     @classmethod
-    def from_json(cls, data: dict, cached: bool = False) -> "ProbeResult":
+    def from_json(cls, data: dict, cached: bool = False) -> ProbeResult:
         fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data and k != "cached"}
         fields["verdict"] = Verdict(data["verdict"])
         return cls(**fields, cached=cached)
@@ -348,6 +349,7 @@ def probe(
         if cap is not None and float(prepared.info.get("built_at") or 0) >= asked:  # a new environment: keep the cap
             enforce_cap(backend, cap, keep=keys, progress=progress)
     verdict, detail = classify(result, record.signatures)
+    detail = scrub(detail)  # kept in matrices and reports: no path of this machine
     probe_result = ProbeResult(
         record=record.id,
         candidate=candidate.label,
@@ -397,4 +399,4 @@ def try_probe(record: Record, candidate: Candidate, backend: Backend, **kwargs) 
 def error_result(record: Record, candidate: Candidate, runner: str, detail: str) -> ProbeResult:
     """An error verdict for a probe that never ran its reproducer to the end, with the reason."""
     return ProbeResult(record.id, candidate.label, candidate.kind, candidate.torch_xla, candidate.torch,
-                       Verdict.ERROR, detail, None, 0.0, _now(), "", runner, "")
+                       Verdict.ERROR, scrub(detail), None, 0.0, _now(), "", runner, "")

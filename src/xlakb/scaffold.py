@@ -28,7 +28,7 @@ root_cause:
   zh: "待补充：问题的根本原因，指出出错的函数或文件。"
 workaround:
   en: "TODO: what to do until a fixed release is installed."
-  zh: "待补充：在升级到修复版本之前的临时解决办法。"
+  zh: "待补充：在升级到修复版本之前的规避方法。"
 status: open
 component: {component}
 tags: [{component}]

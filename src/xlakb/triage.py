@@ -49,10 +49,11 @@ import dataclasses
 import functools
 import io
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import BinaryIO, Iterable
+from typing import BinaryIO
 
 from .errors import XlakbError
 from .signatures import KINDS, MESSAGE_KINDS, TRIGGER_KINDS, Signature, signatures_of
@@ -368,8 +369,9 @@ def facts(log: Log | str, catalog: CatalogIndex = EMPTY_CATALOG, generic: dict |
 
 # -- what is generic ---------------------------------------------------------------------------------------
 def _load_generic() -> dict:
-    import yaml
     from importlib import resources
+
+    import yaml
 
     data = yaml.safe_load((resources.files("xlakb") / "data" / "triage_generic.yaml").read_text("utf-8"))
     return {"frames": [{"file": f["file"], "function": f.get("function", ""), "why": f["why"]} for f in data["frames"]],
@@ -458,7 +460,7 @@ class Hit:
     generic: str = ""          # why this hit cannot name one bug in this paste ("" when it can)
     anchor: int = -1           # a generic error made specific by the frame it was raised in (that frame's position)
 
-    def overlaps(self, other: "Hit") -> bool:
+    def overlaps(self, other: Hit) -> bool:
         return self.start < other.end and other.start < self.end
 
 
@@ -681,15 +683,16 @@ def base_version(version: str | None) -> str | None:
 def advice(record: dict, version: str | None) -> dict:
     """What to tell a user on ``version``, from the record's measured matrix (codes, rendered per language)."""
     fixed = record.get("fixed_in")
+    limitation = record.get("kind") == "limitation"  # answered as what it is: not a bug, lifted in fixed_in
     if not version:
-        return {"code": "no-version", "fixed_in": fixed}
+        return {"code": "limitation" if limitation else "no-version", "fixed_in": fixed}
     v = base_version(version)
     measured = record.get("measured", {}).get(v)
     if measured == "reproduced":
-        return {"code": "known-bug", "version": v, "fixed_in": fixed}
+        return {"code": "limitation-here" if limitation else "known-bug", "version": v, "fixed_in": fixed}
     if measured == "not-reproduced":
-        return {"code": "measured-fixed", "version": v, "fixed_in": fixed}
-    return {"code": "not-measured", "version": v, "fixed_in": fixed, "verdict": measured}
+        return {"code": "limitation-lifted" if limitation else "measured-fixed", "version": v, "fixed_in": fixed}
+    return {"code": "limitation" if limitation else "not-measured", "version": v, "fixed_in": fixed, "verdict": measured}
 
 
 def judge(record: dict, f: Facts, generic: dict | None = None) -> Match | None:
@@ -812,6 +815,7 @@ def export_record(data: dict, matrix: dict | None) -> dict:
             measured[row["candidate"]] = row["verdict"]
     out = {
         "id": data["id"],
+        "kind": data.get("kind", "bug"),
         "title": dict(data["title"]),
         "status": data["status"],
         "fixed_in": data["versions"].get("fixed_in"),
@@ -956,6 +960,11 @@ ADVICE = {
         "no-version-site": "{fix} Your torch_xla version is not in the log: enter it in the version box above for advice on your release.",
         "fixed": "Fixed in {fixed_in}: upgrade, or use the workaround.",
         "unfixed": "No release fixes it yet: use the workaround.",
+        "limitation-here": "torch_xla {version} does not support this yet (measured): a limitation of releases before "
+                           "{fixed_in}, not a bug. It works from {fixed_in}.",
+        "limitation-lifted": "torch_xla {version} supports this (measured): what you see has another cause; check with "
+                             "`xlakb repro {id} --torch-xla {version}`.",
+        "limitation": "A limitation of releases before {fixed_in}, not a bug: it works from {fixed_in}.",
     },
     "zh": {
         "known-bug": "torch_xla {version} 存在这个问题（实测：复现）。{fix}",
@@ -964,8 +973,13 @@ ADVICE = {
         "not-measured": "这条记录没有在 torch_xla {version} 上实测过。{fix}",
         "no-version": "{fix}日志中没有 torch_xla 版本：加上 --torch-xla X.Y.Z 可得到针对你所用版本的建议。",
         "no-version-site": "{fix}日志中没有 torch_xla 版本：在上方的版本框中填写后，可得到针对你所用版本的建议。",
-        "fixed": "已在 {fixed_in} 修复：请升级，或使用临时解决办法。",
-        "unfixed": "还没有发布版本修复：请使用临时解决办法。",
+        "fixed": "已在 {fixed_in} 修复：请升级，或使用规避方法。",
+        "unfixed": "还没有发布版本修复：请使用规避方法。",
+        "limitation-here": "torch_xla {version} 尚不支持这一功能（实测）：这是 {fixed_in} 之前版本的限制，不是缺陷。"
+                           "从 {fixed_in} 起可用。",
+        "limitation-lifted": "torch_xla {version} 已支持这一功能（实测）：你遇到的问题另有原因；请用 "
+                             "`xlakb repro {id} --torch-xla {version}` 验证。",
+        "limitation": "这是 {fixed_in} 之前版本的限制，不是缺陷：从 {fixed_in} 起可用。",
     },
 }
 
@@ -975,7 +989,7 @@ def advice_text(match: Match, lang: str = "en", surface: str = "cli") -> str:
     a = match.advice
     fix = words["fixed"].format(fixed_in=a.get("fixed_in")) if a.get("fixed_in") else words["unfixed"]
     code = a["code"] + ("-site" if surface == "site" and a["code"] == "no-version" else "")
-    return words[code].format(version=a.get("version"), id=match.id, fix=fix)
+    return words[code].format(version=a.get("version"), id=match.id, fix=fix, fixed_in=a.get("fixed_in"))
 
 
 # -- a record's signatures from a log (`xlakb new --from-log`) -------------------------------------------

@@ -33,6 +33,7 @@ WORDS = {
         "line": "line",
         "generic": "generic",
         "workaround": "workaround",
+        "limitation": "limitation, lifted in {fixed_in}",
         "more": "more",
         "origins": "Where the error lines come from (message catalog):",
         "printed": "printed by {who} in {releases}",
@@ -77,7 +78,8 @@ WORDS = {
         "matched": "匹配",
         "line": "第",
         "generic": "通用",
-        "workaround": "临时解决办法",
+        "workaround": "规避方法",
+        "limitation": "限制，{fixed_in} 起解除",
         "more": "详情",
         "origins": "报错行的来源（消息目录）：",
         "printed": "由 {who} 打印，见于 {releases}",
@@ -117,8 +119,9 @@ class Change:
 
 
 def _ui_triage(lang: str) -> dict:
-    import yaml
     from importlib import resources
+
+    import yaml
 
     return yaml.safe_load((resources.files("xlakb") / "data" / "ui.yaml").read_text("utf-8"))[lang]["triage"]
 
@@ -127,8 +130,9 @@ _UI = {lang: _ui_triage(lang) for lang in WORDS}
 
 
 def _status_names(lang: str) -> dict:
-    import yaml
     from importlib import resources
+
+    import yaml
 
     return yaml.safe_load((resources.files("xlakb") / "data" / "ui.yaml").read_text("utf-8"))[lang]["status"]
 
@@ -294,6 +298,8 @@ def _match_lines(n: int, m, lang: str) -> list[str]:
     w = WORDS[lang]
     rec = m.record
     status = _STATUS[lang].get(rec["status"], rec["status"])
+    if rec.get("kind") == "limitation":  # never presented as a bug
+        status = WORDS[lang]["limitation"].format(fixed_in=rec.get("fixed_in"))
     out = ["", f"{n}. {rec['id']} [{status}] — {rec['title'][lang]}  {_paren(w['strength'][m.strength] + ', ' + w['score'] + ' ' + str(m.score), lang)}"]
     for h in m.hits:
         out.append(f"   {_hit(h, lang)}")

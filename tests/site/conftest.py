@@ -11,8 +11,8 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from sitetest import BISECTED, CHROMEDRIVER, CHROMIUM, CHROMIUM_FLAGS, REPO, UNMEASURED
+
 import sitesynthetic as synthetic
 from xlakb.sitegen.build import build_site
 

@@ -41,7 +41,10 @@ def load(root: Path, rid: str) -> dict:
     """A record as the site shows it (folded Chinese lines joined without a space, as xlakb reads it)."""
     from xlakb.cjk import join_zh
 
-    return join_zh(yaml.safe_load((root / "issues" / f"{rid}.yaml").read_text("utf-8")))
+    path = root / "issues" / f"{rid}.yaml"
+    if not path.exists():  # a limitation: it has a page too
+        path = root / "limitations" / f"{rid}.yaml"
+    return join_zh(yaml.safe_load(path.read_text("utf-8")))
 
 
 def shown_title(title: str) -> str:

@@ -8,9 +8,20 @@ import time
 from urllib.parse import urlsplit
 
 import pytest
-
-from sitetest import (BISECTED, DTENSOR, HAS_SHARDING, MULTISLICE, REPO, SCALAR, chinese_query, english_query, load,
-                      measured_ids, record_ids, shown_title)
+from sitetest import (
+    BISECTED,
+    DTENSOR,
+    HAS_SHARDING,
+    MULTISLICE,
+    REPO,
+    SCALAR,
+    chinese_query,
+    english_query,
+    load,
+    measured_ids,
+    record_ids,
+    shown_title,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -331,7 +342,6 @@ def test_every_page_reads_right_without_colour_or_a_mouse(browser, server, layou
     import re
 
     from selenium.webdriver.common.by import By
-
     from sitetest import record_ids
 
     # (innerText puts a tab, not a space, between two table cells)

@@ -13,9 +13,23 @@ import sys
 from pathlib import Path
 
 import pytest
+from sitetest import (
+    BISECTED,
+    DTENSOR,
+    HAS_SHARDING,
+    MULTISLICE,
+    REPO,
+    SCALAR,
+    UNMEASURED,
+    bisected_ids,
+    h1_text,
+    load,
+    measured_ids,
+    page_tokens,
+    record_ids,
+    shown_title,
+)
 
-from sitetest import (BISECTED, DTENSOR, HAS_SHARDING, MULTISLICE, REPO, SCALAR, UNMEASURED, bisected_ids, h1_text,
-                      load, measured_ids, page_tokens, record_ids, shown_title)
 import sitesynthetic as synthetic
 from xlakb.errors import XlakbError
 from xlakb.sitegen.build import build_site
@@ -263,7 +277,7 @@ def test_real_repository_builds_strictly_with_mkdocs(tmp_path):
 
 def small_layout(tmp_path: Path) -> Path:
     root = synthetic.make_layout(tmp_path / "kb", REPO)
-    for folder in ("issues", "reproducers", "bisect"):  # only what the test writes
+    for folder in ("issues", "limitations", "reproducers", "bisect"):  # only what the test writes
         for path in sorted((root / folder).iterdir()):
             if path.is_dir():
                 shutil.rmtree(path)
@@ -459,10 +473,17 @@ def test_the_workaround_section_says_where_it_was_measured_to_hold():
     assert workaround_html(SiteRecord(Path("x.yaml"), {"reproducer": {}}, "", Measured()), "en") == ""
 
 
-def test_a_mined_record_links_its_upstream_test_and_says_it_is_a_draft(tmp_path):
-    """A record made by xlakb mine (record_for: the real templates): its page links the upstream test at its
-    commit instead of showing code, says it was mined and is a draft, in both languages; the home table and
-    the coverage map can be filtered to mined or hand-written records."""
+def test_a_mined_record_links_its_upstream_test_a_draft_is_never_published_a_limitation_is_one(tmp_path):
+    """A record made by xlakb mine (record_for: the real templates) is a draft in mined/drafts/: no page, not
+    in the home table, not in the paste box's data. Written up and moved to issues/, its page links the
+    upstream test at its commit instead of showing code and says it was found by xlakb mine, in both
+    languages; the home table and the coverage map can be filtered to mined or hand-written records. A
+    limitation (limitations/) has a page that says what it is, is listed on the limitations page by the
+    release that lifted it, and never in the home table."""
+    import json
+
+    import yaml
+
     from xlakb.mining.mine import Mined, record_for, write_record
 
     root = small_layout(tmp_path)
@@ -473,10 +494,21 @@ def test_a_mined_record_links_its_upstream_test_and_says_it_is_a_draft(tmp_path)
               failure="XLAKB-TRIGGER FAILED TestAtenXlaTensor.test_view_as_complex: AssertionError: torch.complex64 != "
                       "torch.complex128")
     data = record_for(m, ["2.4.0", "2.5.0", "2.5.1"])
-    write_record(root, data)
+    draft = write_record(root, data)
+    assert draft.parent == root / "mined" / "drafts"
     synthetic.write_matrix(root, data)
     out = build_site(root, tmp_path / "out")
     rid = data["id"]
+    assert not (out / "records" / rid).exists() and rid not in read(out / "index.html")
+    assert rid not in read(out / "assets" / "triage.json")
+    # written up by a person, it is published
+    data["mined"]["draft"] = False
+    data["title"] = {"en": "view_as_complex of a float64 XLA tensor has complex64 data",
+                     "zh": "对 float64 XLA 张量调用 view_as_complex 得到的是 complex64 数据"}
+    data["root_cause"] = {"en": "The copy kept the input's element type.", "zh": "复制时沿用了输入的元素类型。"}
+    draft.unlink()
+    write_record(root, data, kind="bug")
+    out = build_site(root, tmp_path / "out2")
     en = read(out / "records" / rid / "index.html")
     zh = read(out / "zh" / "records" / rid / "index.html")
     link = f"https://github.com/pytorch/xla/blob/{'a' * 40}/test/test_operations.py#L1234"
@@ -484,10 +516,26 @@ def test_a_mined_record_links_its_upstream_test_and_says_it_is_a_draft(tmp_path)
         assert f'href="{link}"' in page and 'href="https://github.com/pytorch/xla/pull/8382"' in page
         assert 'id="source"' not in page and "python reproducers/" not in page  # no code of upstream's here
         assert "torch.complex64 != torch.complex128" in page  # the measured failure, language-neutral
-    assert "Mined by <code>xlakb mine</code>" in en and "a draft made from templates" in en
-    assert "本记录由 <code>xlakb mine</code> 从" in zh and "草稿" in zh
+        assert "draft" not in page.lower() and "草稿" not in page
+    assert "Found by <code>xlakb mine</code>" in en and "written from the fix's diff" in en
+    assert "本记录由 <code>xlakb mine</code> 从" in zh
     home = read(out / "index.html")
     assert f'data-id="{rid}" data-status="fixed" data-source="mined"' in home
     assert 'data-filter="source"' in home and ">mined from an upstream fix</option>" in home
     zh_home = read(out / "zh" / "index.html")
     assert ">从上游修复挖掘</option>" in zh_home
+    # the same record as a limitation: its own page says so, the limitations page lists it, home does not
+    (root / "issues" / f"{rid}.yaml").unlink()
+    data = {"id": rid, "kind": "limitation", **{k: v for k, v in data.items() if k != "id"}}
+    write_record(root, data, kind="limitation")
+    out = build_site(root, tmp_path / "out3")
+    en = read(out / "records" / rid / "index.html")
+    assert "limitation, lifted in 2.6.0" in en and "A limitation, not a bug" in en
+    assert "限制，2.6.0 起解除" in read(out / "zh" / "records" / rid / "index.html")
+    assert f'data-id="{rid}"' not in read(out / "index.html")
+    lims = read(out / "limitations" / "index.html")
+    assert "Lifted in 2.6.0" in lims and f"records/{rid}/" in lims
+    assert "2.6.0 起解除" in read(out / "zh" / "limitations" / "index.html")
+    exported = {r["id"]: r for r in json.loads(read(out / "assets" / "triage.json"))["records"]}
+    assert exported[rid]["kind"] == "limitation"
+    assert yaml.safe_load((root / "limitations" / f"{rid}.yaml").read_text())["kind"] == "limitation"

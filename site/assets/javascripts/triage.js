@@ -266,12 +266,13 @@
 
   function advice(record, version) {
     var fixed = record.fixed_in || null;
-    if (!version) return { code: "no-version", fixed_in: fixed };
+    var lim = record.kind === "limitation";  // answered as what it is: not a bug, lifted in fixed_in
+    if (!version) return { code: lim ? "limitation" : "no-version", fixed_in: fixed };
     var v = version.split("+")[0];
     var measured = Object.prototype.hasOwnProperty.call(record.measured, v) ? record.measured[v] : null;
-    if (measured === "reproduced") return { code: "known-bug", version: v, fixed_in: fixed };
-    if (measured === "not-reproduced") return { code: "measured-fixed", version: v, fixed_in: fixed };
-    return { code: "not-measured", version: v, fixed_in: fixed, verdict: measured };
+    if (measured === "reproduced") return { code: lim ? "limitation-here" : "known-bug", version: v, fixed_in: fixed };
+    if (measured === "not-reproduced") return { code: lim ? "limitation-lifted" : "measured-fixed", version: v, fixed_in: fixed };
+    return { code: lim ? "limitation" : "not-measured", version: v, fixed_in: fixed, verdict: measured };
   }
 
   function encode(s) {
@@ -514,7 +515,8 @@
   function adviceText(a, id, words) {
     var fix = a.fixed_in ? words.fixed.replace("{fixed_in}", a.fixed_in) : words.unfixed;
     var code = a.code === "no-version" ? "no-version-site" : a.code;
-    return words[code].replace(/\{version\}/g, a.version || "").replace(/\{id\}/g, id).replace("{fix}", fix);
+    return words[code].replace(/\{version\}/g, a.version || "").replace(/\{id\}/g, id).replace("{fix}", fix)
+      .replace(/\{fixed_in\}/g, a.fixed_in || "");
   }
 
   function esc(s) {
@@ -592,7 +594,9 @@
       }
       html.push('<div class="xlakb-triage-match" data-id="' + esc(m.id) + '" data-strength="' + m.strength + '">' +
         "<h3>" + (i + 1) + '. <a href="' + esc(recordsHref + m.id + "/") + '">' + md(rec.title[lang]) + "</a> " +
-        '<span class="xlakb-badge xlakb-strength-' + esc(m.strength) + '">' + esc(t.strength[m.strength]) + "</span></h3>" +
+        '<span class="xlakb-badge xlakb-strength-' + esc(m.strength) + '">' + esc(t.strength[m.strength]) + "</span>" +
+        (rec.kind === "limitation" ? ' <span class="xlakb-badge xlakb-limitation">' +
+          esc(t.limitation.replace("{fixed_in}", rec.fixed_in || "")) + "</span>" : "") + "</h3>" +
         "<ul>" + m.matched.map(function (h) { return hitLine(h, t); }).join("") + "</ul>" +
         '<p class="xlakb-triage-advice">' + md(adviceText(m.advice, m.id, data.advice[lang])) + "</p>" +
         "<p><strong>" + esc(t.workaround) + "</strong> " + md(rec.workaround[lang]) + "</p></div>");

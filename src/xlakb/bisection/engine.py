@@ -15,21 +15,22 @@ import concurrent.futures as cf
 import dataclasses
 import math
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 from ..candidate import Candidate
-from .source import Source
+from ..ddmin import Trial
 from ..envs import Backend, cache_dir
 from ..errors import WheelNotFound, XlakbError
 from ..executors import Executor, LocalExecutor, ProbeTask
 from ..progress import NullProgress, Progress
 from ..records import Record
 from ..runner import ProbeResult, Verdict, VerdictCache, env_spec, error_result, verdict_key
-from ..ddmin import Trial
 from ..search import Bisection, Outcome
 from .report import Report, now
+from .source import Source
 from .state import SavedProbes, identity
 
 DIRECTIONS = ("introduced", "fixed")
@@ -76,7 +77,7 @@ class Context:
     state_root: Path | None = None
     executor: Executor | None = None  # where probes run (default: this machine)
 
-    def engine(self, source: Source | None = None) -> "Engine":
+    def engine(self, source: Source | None = None) -> Engine:
         return Engine(self.record, self.backend, progress=self.progress, cache=self.cache, options=self.options,
                       source=source, state_root=self.state_root, executor=self.executor)
 
@@ -90,7 +91,7 @@ class _Preparer:
     def __init__(self, work: Callable[[Candidate], None]) -> None:
         import queue
 
-        self._queue: "queue.Queue[Candidate | None]" = queue.Queue()
+        self._queue: queue.Queue[Candidate | None] = queue.Queue()
         self._work = work
         self._thread = threading.Thread(target=self._loop, name="xlakb-prepare", daemon=True)
         self._thread.start()
@@ -110,7 +111,7 @@ class _Preparer:
         try:
             while True:
                 self._queue.get_nowait()
-        except Exception:
+        except Exception:  # noqa: BLE001 - draining a queue: whatever stops it ends the drain
             pass
         self._queue.put(None)
 

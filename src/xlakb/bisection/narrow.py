@@ -7,7 +7,8 @@ follows the one before (:meth:`~xlakb.candidates.Source.after`); this module onl
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..candidates import NARROW_CHAIN, get_source
 from ..errors import XlakbError

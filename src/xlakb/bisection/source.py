@@ -4,8 +4,9 @@ registry, are :mod:`xlakb.candidates`: they sit above the engine, which knows on
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar
 
 from ..candidate import Candidate
 from ..errors import XlakbError
@@ -44,18 +45,18 @@ class Source:
     arguments: ClassVar[tuple[Arg, ...]] = ()
     follows: ClassVar[str | None] = None
 
-    def __init__(self, ctx: "Context | None" = None) -> None:
+    def __init__(self, ctx: Context | None = None) -> None:
         self.ctx = ctx
         self.stage = self.name  # how narrowing names this step in progress and errors
         self.stop_hint: str | None = None  # what to try when narrowing stops at this step
 
     @classmethod
-    def from_options(cls, ctx: "Context", opts: Mapping[str, Any]) -> "Source":
+    def from_options(cls, ctx: Context, opts: Mapping[str, Any]) -> Source:
         """The source as the command line configures it (``opts``: option values by ``Arg.dest``)."""
         return cls(ctx)
 
     # -- candidates -------------------------------------------------------------------------
-    def ranges(self, engine: "Engine", start: str | None, end: str | None, direction: str | None) -> list[list[Candidate]]:
+    def ranges(self, engine: Engine, start: str | None, end: str | None, direction: str | None) -> list[list[Candidate]]:
         """The candidate ranges to bisect for the user's ends, each oldest first (usually one)."""
         raise XlakbError(f"the {self.name or 'base'} source cannot list candidates")
 
@@ -71,11 +72,11 @@ class Source:
         """What resolution depends on beyond the candidates themselves (part of the resume-state key)."""
         return None
 
-    def finish(self, report: "Report") -> None:
+    def finish(self, report: Report) -> None:
         """Follow-ups on a finished report (PR annotation for commits)."""
 
-    def bisect(self, engine: "Engine", start: str | None = None, end: str | None = None,
-               direction: str | None = None) -> list["Report"]:
+    def bisect(self, engine: Engine, start: str | None = None, end: str | None = None,
+               direction: str | None = None) -> list[Report]:
         reports = []
         for cands in self.ranges(engine, start, end, direction):
             report = engine.run(cands, source=self.name, direction=direction)
@@ -90,6 +91,6 @@ class Source:
         return cls.follows is not None
 
     @classmethod
-    def after(cls, ctx: "Context", opts: Mapping[str, Any], report: "Report") -> tuple["Source", str, str]:
+    def after(cls, ctx: Context, opts: Mapping[str, Any], report: Report) -> tuple[Source, str, str]:
         """This source set up to narrow down ``report`` of the source it follows: (source, start, end)."""
         raise XlakbError(f"the {cls.name} source cannot narrow down another source's answer")

@@ -37,7 +37,7 @@ class SavedProbes:
         self.resumed = len(self.probes)
 
     @classmethod
-    def open(cls, root: Path, record_id: str, source: str, key: dict) -> "SavedProbes":
+    def open(cls, root: Path, record_id: str, source: str, key: dict) -> SavedProbes:
         blob = json.dumps(key, sort_keys=True)
         return cls(root / f"{record_id}-{source}-{hashlib.sha256(blob.encode()).hexdigest()[:16]}.json", record_id)
 

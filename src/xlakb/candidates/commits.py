@@ -19,9 +19,9 @@ import fnmatch
 import os
 import re
 import tempfile
-from pathlib import Path
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import git
 

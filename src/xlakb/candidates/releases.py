@@ -85,7 +85,7 @@ class ReleaseSource(Source):
         return release_ranges(engine, start, end, direction)
 
 
-def walk_back(engine: "Engine", candidates: list[Candidate], end: int) -> int:
+def walk_back(engine: Engine, candidates: list[Candidate], end: int) -> int:
     """Only the end is known: step back over earlier candidates (1, 2, 4... back) until
     one behaves differently; return its index (untestable ones are stepped over)."""
     end_res = engine.judge(candidates[end])
@@ -103,7 +103,7 @@ def walk_back(engine: "Engine", candidates: list[Candidate], end: int) -> int:
                      hint="the change is older than the oldest candidate")
 
 
-def _testable(engine: "Engine", cand: Candidate) -> bool:
+def _testable(engine: Engine, cand: Candidate) -> bool:
     """Whether the reproducer can judge ``cand``; an error (not an untestable API) stops the search for a range."""
     res = engine.judge(cand)
     if res.verdict is Verdict.ERROR:
@@ -112,7 +112,7 @@ def _testable(engine: "Engine", cand: Candidate) -> bool:
     return res.verdict in JUDGED
 
 
-def _edge(engine: "Engine", cands: list[Candidate], guess: int, toward: int) -> int:
+def _edge(engine: Engine, cands: list[Candidate], guess: int, toward: int) -> int:
     """The testable candidate nearest to ``toward`` (0: the oldest, len-1: the newest), found from a guess.
 
     Testability is taken as monotone (an API appears once, or goes once): from a testable ``guess``,
@@ -140,7 +140,7 @@ def _edge(engine: "Engine", cands: list[Candidate], guess: int, toward: int) -> 
     return good
 
 
-def release_ranges(engine: "Engine", start: str | None = None, end: str | None = None,
+def release_ranges(engine: Engine, start: str | None = None, end: str | None = None,
                    direction: str | None = None) -> list[list[Candidate]]:
     """The release ranges to bisect for what the user named (each oldest first; usually one).
 

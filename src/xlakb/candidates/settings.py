@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ..ddmin import Trial, ddmin, ddmin_bound
 from ..errors import XlakbError

@@ -14,8 +14,20 @@ mistaken for the runner's), alone, with unittest. Exit codes, as every reproduce
          API, the test was skipped, or it calls an API the release lacks (a module or name of a later
          release that the test module imports is bound to a stand-in: the tests that use it are untestable,
          the others run as written)
-    3    the runner itself could not run the test (a test-only package or another package the test module
-         imports missing from the environment, no such test)
+    3    nothing can be judged: the runner itself could not run the test (a test-only package or another
+         package the test module imports missing from the environment, no such test), the test module
+         cannot be imported on this release (that proves nothing about its tests), or the test was killed
+         from outside (SIGKILL of the out-of-memory killer, SIGTERM: the system's doing, never a proof)
+
+A careful maintainer's reading, in one place each:
+- an API the release lacks is untestable only where the test's own code asked for it (the innermost frame
+  of the exception is the test's, past the call machinery of torch's op dispatch); the same message raised
+  from torch or torch_xla's own code (a TypeError about arguments, an _XLAC call that fails) is the
+  release's failure;
+- a crash signal (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL) while the test runs is a failure; while the
+  test module is imported it proves nothing; a signal the system sends is never a proof (see 3);
+- a check of a message's wording passes only where the two texts say the same in other words: the same
+  numbers, the same negations, and most of their words shared.
 """
 
 import os
@@ -29,17 +41,46 @@ UNTESTABLE, BROKEN = 125, 3
 #: messages of an API the release does not have yet (judged on the exception of the test or of its import)
 MISSING_API = re.compile(
     r"(module '(torch|torch_xla|_XLAC)[\w.]*' has no attribute|cannot import name .* from '(torch|torch_xla)|"
-    r"No module named '(torch|torch_xla)[\w.]*'|has no attribute '_XLAC|_XLAC\.\w+|unexpected keyword argument|"
+    r"No module named '(torch|torch_xla)[\w.]*'|has no attribute '_XLAC|unexpected keyword argument|"
     r"type object '[\w.]+' has no attribute|Unknown keyword argument '\w+' for operator|"
     r"takes (from \d+ to )?\d+ positional arguments? but \d+ (was|were) given|missing \d+ required positional argument|"
-    r"incompatible (constructor|function) arguments)")
+    r"incompatible (constructor|function) arguments|does not have the attribute '\w+')")
 #: an assertion that an op ran through the CPU fallback (upstream's "no fallback" checks on the metrics report):
 #: the op was not lowered, which is speed, not a failure a user meets; judged only when nothing else failed
 FALLBACK_CHECK = re.compile(r"^AssertionError: '(?:aten|xla)::[\w.]+' unexpectedly found in '(?:Metric|Counter): ")
 #: an assertion on the wording of a message (a debug report that said "mark_step" where the test now expects
 #: "sync"): words only on the expected side, and prose compared: the text changed, not what a user meets
-WORDING_CHECK = re.compile(r"^AssertionError: '(?P<a>[A-Za-z][A-Za-z,.'-]*(?: [A-Za-z,.'-]+){2,})' "
+WORDING_CHECK = re.compile(r"^AssertionError: '(?P<a>[A-Za-z][A-Za-z,.:'-]*(?: [A-Za-z,.:'-]+){2,})' "
                            r"(?:not found in '|!= ')(?P<b>[^'\n]*[A-Za-z]+ [A-Za-z]+)")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_NEGATION = re.compile(r"\b(not|no|never|none|cannot|without|false|true|un\w+|\w+n't|fail\w*|error\w*)\b", re.I)
+_WORD = re.compile(r"[a-z]+")
+
+
+def _wording_only(expected: str, actual: str) -> bool:
+    """Whether ``actual`` says what ``expected`` says in other words: the line of ``actual`` closest to it
+    has the same numbers and the same negations, and shares most of its words (a renamed term such as
+    "mark_step" for "sync"), so what a user meets is the same."""
+    want = set(_WORD.findall(expected.lower()))
+    if len(want) < 3:
+        return False
+    best, line = 0.0, ""
+    for candidate in actual.replace("\\n", "\n").splitlines():
+        got = set(_WORD.findall(candidate.lower()))
+        shared = len(want & got) / len(want)
+        if shared > best:
+            best, line = shared, candidate
+    if best < 0.6:
+        return False
+    return (sorted(_NUMBER.findall(expected)) == sorted(_NUMBER.findall(line))
+            and sorted(w.lower() for w in _NEGATION.findall(expected)) == sorted(w.lower() for w in _NEGATION.findall(line)))
+
+
+def _wording_check(last: str) -> bool:
+    m = WORDING_CHECK.match(last)
+    return bool(m) and _wording_only(m.group("a"), last[m.start("b"):])
+
+
 #: test-only packages (a layer on top of the release environment); their absence is the runner's problem
 TEST_PACKAGES = re.compile(r"No module named '(expecttest|absl|hypothesis|pytest|torchvision|parameterized|yaml)'")
 
@@ -61,17 +102,38 @@ def _exception_line(text: str) -> str:
     return lines[-1] if lines else "(no message)"
 
 
-def _missing_api(err: BaseException) -> bool:
-    return isinstance(err, (AttributeError, ImportError, TypeError)) and bool(MISSING_API.search(str(err)))
+#: frames of the call machinery between a test's call and the API it called (torch's op dispatch, context
+#: decorators, unittest.mock's patching of a name): an argument the API refuses there, or a name it cannot
+#: find, was refused at the test's own call
+CALL_MACHINERY = re.compile(r"[/\\](torch[/\\](_ops|overrides|utils[/\\]_contextlib|_jit_internal)\.py|functools\.py|"
+                            r"unittest[/\\]mock\.py)$")
+#: a module's or class's attribute-lookup hook: a name it cannot find was asked for by its caller
+LOOKUP_HOOKS = ("__getattr__", "__getattribute__")
 
 
-def _raised_in(err: BaseException, tests: str) -> bool | None:
-    """Whether ``err`` was raised in the test tree (a file under ``tests``): its innermost frame; None when it
-    has no traceback."""
+def _missing_api(err: BaseException, tests: str) -> bool:
+    """An API the release lacks, asked for by the test's own code: the message says a name, keyword or
+    argument is unknown, and the test's call is where it was refused. The same message raised inside torch or
+    torch_xla (their own call of a binding with arguments it refuses) is the release's failure."""
+    return (isinstance(err, (AttributeError, ImportError, TypeError, RuntimeError)) and bool(MISSING_API.search(str(err)))
+            and _raised_in(err, tests, past=CALL_MACHINERY) is not False)
+
+
+def _raised_in(err: BaseException, tests: str, past: "re.Pattern | None" = None) -> bool | None:
+    """Whether ``err`` was raised in the test tree (a file under ``tests``): its innermost frame (skipping
+    frames whose file ``past`` matches, when the test tree called them); None when it has no traceback."""
+    frames = []
     tb = err.__traceback__
-    while tb is not None and tb.tb_next is not None:
+    while tb is not None:
+        frames.append((os.path.abspath(tb.tb_frame.f_code.co_filename), tb.tb_frame.f_code.co_name))
         tb = tb.tb_next
-    return None if tb is None else os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(tests + os.sep)
+    if not frames:
+        return None
+    here = os.path.abspath(__file__)  # this runner's own import hook is never where an error was raised
+    while len(frames) > 1 and (frames[-1][0] == here or (past is not None and (
+            past.search(frames[-1][0]) or frames[-1][1] in LOOKUP_HOOKS))):
+        frames.pop()
+    return frames[-1][0].startswith(tests + os.sep)
 
 
 def _unknown_name(err: BaseException | None, tests: str) -> bool:
@@ -280,7 +342,7 @@ def _stand_ins(module) -> set:
 def _raised_by_the_release(err: BaseException | None, tests: str) -> bool:
     """An exception raised in code outside the test tree (torch, torch_xla, the libraries they call), not by
     a stand-in and not an API gap."""
-    if err is None or isinstance(err, (_Absent, AssertionError)) or _missing_api(err):
+    if err is None or isinstance(err, (_Absent, AssertionError)) or _missing_api(err, tests):
         return False
     return _raised_in(err, tests) is False
 
@@ -376,7 +438,7 @@ def run_test(path: str, test: str) -> int:
         if TEST_PACKAGES.search(str(err)):
             print(f"XLAKB-TRIGGER BROKEN {test}: a test-only package is missing: {_one_line(err)}", flush=True)
             return BROKEN
-        if _missing_api(err) or _unknown_name(err, tests):
+        if _missing_api(err, tests) or _unknown_name(err, tests):
             print(f"untestable: the test module needs an API this release lacks: {_one_line(err)}", flush=True)
             return UNTESTABLE
         missing = getattr(err, "name", None) if isinstance(err, ModuleNotFoundError) else None
@@ -386,14 +448,18 @@ def run_test(path: str, test: str) -> int:
             print(f"XLAKB-TRIGGER BROKEN {test}: the test module imports a package this environment lacks: "
                   f"{_one_line(err)}", flush=True)
             return BROKEN
-        print(f"XLAKB-TRIGGER ERROR {test}: {_one_line(err)} (while importing {path})", flush=True)
-        return 1
+        # the release raised while the test module was imported: no test of it ran, so none is proved or
+        # disproved here (a bug shown at import is a reproducer's to show, not this test's)
+        print(f"XLAKB-TRIGGER BROKEN {test}: the test module cannot be imported on this release, which proves "
+              f"nothing about its tests: {_one_line(err)} (while importing {path})", flush=True)
+        return BROKEN
     names = resolve(module, test)
     if not names:
         print(f"XLAKB-TRIGGER BROKEN {test}: no such test in {path}", flush=True)
         return BROKEN
     used = _uses_stand_in(module, names, tests)
     suite = unittest.defaultTestLoader.loadTestsFromNames(names, module)
+    _started()
     result = unittest.TextTestRunner(stream=sys.stdout, verbosity=2, resultclass=_Result).run(suite)
     sys.stdout.flush()
     if USED:
@@ -406,18 +472,19 @@ def run_test(path: str, test: str) -> int:
         if type(case).__name__ == "_FailedTest":
             print(f"XLAKB-TRIGGER BROKEN {test}: {_exception_line(text)[:300]}", flush=True)
             return BROKEN
-    found = [(kind, _exception_line(text)) for kind, rows in (("FAILED", result.failures), ("ERROR", result.errors))
-             for _, text in rows]
-    failed = [(kind, last) for kind, last in found if not FALLBACK_CHECK.match(last) and not WORDING_CHECK.match(last)]
+    raised = result.raised + [None] * (len(result.errors) - len(result.raised))
+    found = ([("FAILED", _exception_line(text), None) for _, text in result.failures] +
+             [("ERROR", _exception_line(text), err) for (_, text), err in zip(result.errors, raised)])
+    failed = [(kind, last, err) for kind, last, err in found if not FALLBACK_CHECK.match(last) and not _wording_check(last)]
     if used and not any(_raised_by_the_release(e, tests) for e in result.raised):
         # the test's code names a stand-in: a pass or an assertion may be the stand-in's doing (a method set
         # compared, an identity checked); an exception torch or torch_xla raised before the stand-in was
         # reached (the export that failed to lower, a crash) is the release's own failure and stays one
         print(f"untestable: the test uses {used}, which this release lacks", flush=True)
         return UNTESTABLE
-    for kind, last in failed:
-        if kind == "ERROR" and (MISSING_API.search(last) or any(_missing_member(e, tests) or _unknown_name(e, tests)
-                                                                for e in result.raised)):
+    for kind, last, err in failed:
+        if kind == "ERROR" and err is not None and (_missing_api(err, tests) or _missing_member(err, tests)
+                                                    or _unknown_name(err, tests)):
             print(f"untestable: the test calls an API this release lacks: {last[:300]}", flush=True)
             return UNTESTABLE
         print(f"XLAKB-TRIGGER {kind} {test}: {last[:300]}", flush=True)
@@ -434,14 +501,50 @@ def run_test(path: str, test: str) -> int:
     return 0
 
 
+#: signals the code under test raises when it crashes: a failure while the test runs
+CRASH_SIGNALS = {signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGFPE, signal.SIGILL, signal.SIGTRAP,
+                 signal.SIGSYS}
+#: the child writes this to the pipe the parent reads once the test module is imported and the test starts
+_STARTED = b"T"
+_PHASE_FD: list = []
+
+
+def _started() -> None:
+    for fd in _PHASE_FD:
+        try:
+            os.write(fd, _STARTED)
+        except OSError:
+            pass
+
+
+def judge_signal(test: str, sig: int, started: bool) -> tuple[int, str]:
+    """The exit code and last line for a child ended by ``sig``: a crash of the test is its failure; a crash
+    while its module is imported proves nothing about it; a signal the system sends (the out-of-memory
+    killer's SIGKILL, SIGTERM) is never a proof."""
+    try:
+        name = signal.Signals(sig).name
+    except ValueError:
+        name = f"SIG{sig}"
+    if sig not in CRASH_SIGNALS:
+        return BROKEN, (f"XLAKB-TRIGGER KILLED {test}: signal {sig} ({name}) sent from outside the test (out of memory, "
+                        "a timeout or a person): nothing is proved")
+    if not started:
+        return BROKEN, (f"XLAKB-TRIGGER BROKEN {test}: signal {sig} ({name}) while the test module was imported, "
+                        "which proves nothing about its tests")
+    return 1, f"XLAKB-TRIGGER CRASHED {test}: signal {sig} ({name})"
+
+
 def main() -> int:
     if len(sys.argv) != 3:
         print("usage: xlakb_trigger.py TEST_FILE TEST_ID", file=sys.stderr)
         return BROKEN
     path, test = sys.argv[1], sys.argv[2]
     sys.stdout.flush()
+    read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:
+        os.close(read_end)
+        _PHASE_FD.append(write_end)
         code = BROKEN
         try:
             code = run_test(path, test)
@@ -449,11 +552,18 @@ def main() -> int:
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(code)
+    os.close(write_end)
     _, status = os.waitpid(pid, 0)
+    os.set_blocking(read_end, False)  # what the child wrote is there; its own children may hold the pipe open
+    try:
+        started = _STARTED in os.read(read_end, 16)
+    except (BlockingIOError, OSError):
+        started = False
+    os.close(read_end)
     if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        print(f"\nXLAKB-TRIGGER CRASHED {test}: signal {sig} ({signal.Signals(sig).name})", flush=True)
-        return 1
+        code, line = judge_signal(test, os.WTERMSIG(status), started)
+        print(f"\n{line}", flush=True)
+        return code
     return os.WEXITSTATUS(status)
 
 

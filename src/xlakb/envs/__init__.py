@@ -12,9 +12,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from ..errors import XlakbError
 from ..proc import RunResult
@@ -69,7 +70,7 @@ class EnvSpec:
             "overlay": list(self.overlay) if self.overlay else None,
         }
 
-    def base(self) -> "EnvSpec":
+    def base(self) -> EnvSpec:
         """The same spec without the overlay: the binary environment a commit is laid over."""
         return EnvSpec(self.python, self.requirements, self.find_links, self.index_url, None)
 
@@ -131,7 +132,7 @@ class Backend(Protocol):
     def remove(self, key: str) -> bool:
         """Delete a cached environment unless it is in use; True when something was removed."""
 
-    def entries(self, seen: set | None = None) -> list["Entry"]:
+    def entries(self, seen: set | None = None) -> list[Entry]:
         """What this backend keeps in the cache, with sizes and last use (:mod:`xlakb.envs.cache`)."""
 
 

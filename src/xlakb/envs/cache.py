@@ -20,9 +20,9 @@ import os
 import re
 import threading
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from ..errors import XlakbError
 

@@ -45,8 +45,8 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
 
 from filelock import FileLock
 
@@ -55,7 +55,7 @@ from ..errors import XlakbError
 from ..progress import NullProgress, Progress
 from . import BUNDLE_MARKER, EnvSpec, Prepared, cache_dir
 from .cache import Entry, disk_usage, exclusive, is_in_use, touch
-from .uv import MARKER, _HEALTH, _short_req, find_uv, pinned_names
+from .uv import _HEALTH, MARKER, _short_req, find_uv, pinned_names
 
 DEFAULT_IMAGE = "python:3.11-slim"
 ENV_REPOSITORY = "xlakb-env"
@@ -119,7 +119,7 @@ def connect(timeout: float = 600):
         client = docker.from_env(timeout=10)  # a dead daemon must not keep us waiting long
         client.ping()
         client.api.timeout = timeout  # long operations (commit, import) once it answers
-    except Exception as err:  # DockerException, requests' ConnectionError, OSError...
+    except Exception as err:  # noqa: BLE001 - DockerException, requests' ConnectionError, OSError...
         raise XlakbError(f"no Docker daemon answers at {host}: {_short_reason(err)}",
                          hint="start dockerd (or Docker Desktop), or use --runner uv") from None
     return client
@@ -169,7 +169,7 @@ class DockerBackend:
                 self._client.ping()
         except XlakbError as err:
             return err.message
-        except Exception as err:
+        except Exception as err:  # noqa: BLE001 - the Docker SDK raises requests' and its own errors alike: the reason is reported
             return f"the Docker daemon does not answer: {_short_reason(err)}"
         return None
 
@@ -186,7 +186,7 @@ class DockerBackend:
             return None
         except docker.errors.ImageNotFound:
             pass
-        except Exception as err:
+        except Exception as err:  # noqa: BLE001 - the Docker SDK raises requests' and its own errors alike: the reason is reported
             return f"the Docker daemon cannot look up image {self.image}: {_short_reason(err)}"
         if self.image.startswith("xlakb-base"):
             return (f"the local base image {self.image} is not built "
@@ -196,7 +196,7 @@ class DockerBackend:
         repository, tag = split_tag(self.image)
         try:
             self.client.images.pull(repository, tag=tag)
-        except Exception as err:
+        except Exception as err:  # noqa: BLE001 - the Docker SDK raises requests' and its own errors alike: the reason is reported
             return f"docker image {self.image} is not present and cannot be pulled: {_short_reason(err)}"
         return None
 
@@ -221,7 +221,7 @@ class DockerBackend:
         repository, tag = split_tag(self.image)
         try:
             return self.client.images.pull(repository, tag=tag)
-        except Exception as err:
+        except Exception as err:  # noqa: BLE001 - the Docker SDK raises requests' and its own errors alike: the reason is reported
             raise XlakbError(
                 f"docker image {self.image} is not present and cannot be pulled: {_short_reason(err)}",
                 hint="docker pull it, set XLAKB_DOCKER_IMAGE to an image you have, or build a local one with "
@@ -294,7 +294,7 @@ class DockerBackend:
                 progress.info(f"removing half-built environment container {container.short_id}")
                 try:
                     container.remove(force=True, v=True)
-                except Exception:
+                except Exception:  # noqa: BLE001 - cleanup of what a failed step left: nothing more to do
                     pass
 
     def _build_env(self, spec: EnvSpec, base_image, progress: Progress) -> None:
@@ -564,7 +564,7 @@ class DockerBackend:
         touch(self._used_file(prepared.key))
         variables = self._variables(prepared, env)
 
-        def start(folder: Path) -> "_WarmContainer":
+        def start(folder: Path) -> _WarmContainer:
             return _WarmContainer(self, prepared, warm_start.server_env(_release(prepared.spec), variables), folder,
                                   warm_start.pool().idle, warm_start.PRELOAD)
 
@@ -659,7 +659,7 @@ class DockerBackend:
                         *lines, pending = pending.split(b"\n")
                         for line in lines:
                             on_line(line.decode("utf-8", "replace"))
-            except Exception:  # the container vanished or the daemon went away: the waiter reports it
+            except Exception:  # noqa: BLE001 - the container vanished or the daemon went away: the waiter reports it
                 pass
             if on_line is not None and pending:
                 on_line(pending.decode("utf-8", "replace"))
@@ -669,7 +669,7 @@ class DockerBackend:
                 outcome["status"] = container.wait()["StatusCode"]
             except docker.errors.NotFound:
                 outcome["status"] = 137
-            except Exception as err:
+            except Exception as err:  # noqa: BLE001 - the Docker SDK raises requests' and its own errors alike: the reason is reported
                 outcome["error"] = err
             done.set()
 
@@ -694,13 +694,13 @@ class DockerBackend:
     def _kill(self, container) -> None:
         try:
             container.kill()
-        except Exception:
+        except Exception:  # noqa: BLE001 - cleanup of what a failed step left: nothing more to do
             pass
 
     def _remove(self, container) -> None:
         try:
             container.remove(force=True, v=True)
-        except Exception:
+        except Exception:  # noqa: BLE001 - cleanup of what a failed step left: nothing more to do
             pass
 
     # -- housekeeping ----------------------------------------------------------------
@@ -763,7 +763,7 @@ class DockerBackend:
             if base_id not in base_sizes:
                 try:
                     base_sizes[base_id] = int(self.client.images.get(base_id).attrs.get("Size", 0)) if base_id else 0
-                except Exception:
+                except Exception:  # noqa: BLE001 - the Docker SDK raises requests' and its own errors alike: the reason is reported
                     base_sizes[base_id] = 0
             size = max(0, int(image.attrs.get("Size", 0)) - base_sizes[base_id])
             holds = " ".join(_short_req(r) for r in (info.get("spec") or {}).get("requirements", []))
@@ -784,7 +784,7 @@ class DockerBackend:
                                  self._busy(where.name), str(where)))
         try:
             volumes = {v["Name"]: v for v in (self.client.df().get("Volumes") or [])}
-        except Exception:
+        except Exception:  # noqa: BLE001 - the Docker SDK raises requests' and its own errors alike: the reason is reported
             volumes = {}
         for volume in self.client.volumes.list(filters={"label": f"{LABEL}=1"}):
             usage = (volumes.get(volume.name) or {}).get("UsageData") or {}
@@ -874,10 +874,11 @@ class _WarmContainer:
 
     exclusive = True
 
-    def __init__(self, backend: "DockerBackend", prepared: Prepared, env: Mapping[str, str], folder: Path, idle: float,
+    def __init__(self, backend: DockerBackend, prepared: Prepared, env: Mapping[str, str], folder: Path, idle: float,
                  preload: Sequence[str]):
-        import docker.errors
         from importlib import resources
+
+        import docker.errors
 
         self.backend = backend
         self.folder = folder

@@ -158,7 +158,7 @@ def _main(argv: list[str] | None = None) -> int:  # the one place in this module
     except XlakbError as err:
         print(f"docker_image: error: {err}", file=sys.stderr)
         return 1
-    except Exception as err:  # the daemon does not answer, etc.
+    except Exception as err:  # noqa: BLE001 - the daemon does not answer, etc.
         print(f"docker_image: error: {type(err).__name__}: {err}", file=sys.stderr)
         return 1
     print(f"{args.tag} {image_id}")

@@ -20,8 +20,8 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 from filelock import FileLock
 

@@ -34,18 +34,18 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import tempfile
-import shutil
 import threading
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 from packaging.utils import canonicalize_name
 
@@ -276,7 +276,7 @@ class WarmServer:
         return ""
 
     def run(self, script: Path, args: Sequence[str], env: Mapping[str, str], cwd: Path, timeout: float,
-            log_path: Path, become: Mapping[str, str] | None = None) -> "Reply":
+            log_path: Path, become: Mapping[str, str] | None = None) -> Reply:
         """One probe (``become``: the prefix and executable of the environment the child is to be)."""
         probe = {"script": str(script), "args": list(args), "env": dict(env), "cwd": str(cwd), "log": str(log_path)}
         if become:
@@ -318,7 +318,7 @@ def request(sock: Path, probe: dict, timeout: float, kill: Callable[[int], None]
                 conn.settimeout(None)
             try:
                 chunk = conn.recv(65536)
-            except (socket.timeout, TimeoutError):
+            except TimeoutError:
                 return None
             except OSError:
                 return b""
@@ -410,7 +410,7 @@ class WarmPool:
     def key(self, python: str, env: Mapping[str, str]) -> str:
         return hashlib.sha256(json.dumps([python, sorted(env.items()), self.preload]).encode()).hexdigest()[:16]
 
-    def _take(self, key: str) -> "WarmServer | None":
+    def _take(self, key: str) -> WarmServer | None:
         """A live server of ``key`` free to take a probe, marked busy (self.lock held)."""
         live = []
         for srv in self.servers.get(key, []):
@@ -425,8 +425,8 @@ class WarmPool:
                 return srv
         return None
 
-    def acquire(self, python: str, env: Mapping[str, str], start: Callable[[Path], "WarmServer"] | None = None
-                ) -> "WarmServer | None":
+    def acquire(self, python: str, env: Mapping[str, str], start: Callable[[Path], WarmServer] | None = None
+                ) -> WarmServer | None:
         """A server for this interpreter and import-time environment, marked busy (give it back with
         :meth:`release`): a free one, or one started now by ``start`` (a folder in, a server out; default a
         process of this machine). None when this interpreter runs cold (its server failed to start)."""
@@ -466,7 +466,7 @@ class WarmPool:
         if srv is not None:
             self.release(srv)
 
-    def release(self, srv: "WarmServer") -> None:
+    def release(self, srv: WarmServer) -> None:
         with self.lock:
             self.busy[id(srv)] = max(0, self.busy.get(id(srv), 1) - 1)
             self.used[id(srv)] = time.monotonic()
@@ -488,8 +488,8 @@ class WarmPool:
         """How many servers this pool has started."""
         return self._count
 
-    def _hosted(self, host: Host, release: str | None, start: Callable[[Path], "WarmServer"] | None
-                ) -> tuple["WarmServer | None", dict | None]:
+    def _hosted(self, host: Host, release: str | None, start: Callable[[Path], WarmServer] | None
+                ) -> tuple[WarmServer | None, dict | None]:
         """The host's server, marked busy, and what the child is to become, when its import could not have seen
         what the probe's environment adds (:func:`refusal`); else (None, None), remembered per environment."""
         host_env = server_env(release, host.env)
@@ -510,7 +510,7 @@ class WarmPool:
 
     def run(self, python: str, script: Path, *, args: Sequence[str], env: Mapping[str, str], release: str | None,
             cwd: Path, timeout: float, log_path: Path, on_line: Callable[[str], None] | None = None,
-            cold: Callable[[], RunResult], start: Callable[[Path], "WarmServer"] | None = None,
+            cold: Callable[[], RunResult], start: Callable[[Path], WarmServer] | None = None,
             host: Host | None = None) -> RunResult:
         """Run the probe warm (forked from ``host``'s server where it may stand for this environment, else from
         this interpreter's own), or call ``cold`` when this interpreter cannot be warmed."""

@@ -21,19 +21,22 @@ import json
 import re
 import shutil
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Sequence
 
 from packaging.version import Version
 
 from ..errors import XlakbError
 from ..progress import NullProgress, Progress
+from ..published import scrub
 from ..records import Record
 from ..triage import signatures_from_log
 from . import history, runscript, triggers
 
 TABLE = Path("mined") / "candidates.json"
+#: a person's reading of fixes' diffs: what their proved tests show, overriding the rules (see load_review)
+REVIEW = Path("mined") / "review.yaml"
 #: test-only packages of upstream's tests, a layer on top of the release environment; setuptools because
 #: upstream's CI images have it and torch 2.6 and 2.9 no longer bring it, while torch.utils.cpp_extension
 #: (imported by upstream's test_operations.py) and dynamo's guards import it
@@ -68,6 +71,10 @@ class Mined:
     record: str = ""   # the record made of it, or the existing record it proves again
     test_commit: str = ""  # where the test is taken from, when not the fix (the first fixed release's tag)
     triage: str = ""  # of its record: "signatures" (taken from its measured failure) or "none" (nothing to take)
+    kind: str = ""  # of a proved one: "bug", "limitation" or "neither" (see kinds in data/mine_rules.yaml)
+    kind_rule: str = ""  # what decided it: a rule's name, "review" (mined/review.yaml), "" (no rule: a bug)
+    kind_reason: str = ""
+    rule_kind: str = ""  # what the rules alone say, kept beside a review that overrides them
 
     @property
     def key(self) -> str:
@@ -246,6 +253,61 @@ def find(repo, start: str, end: str, published: list[str], progress: Progress | 
     return out
 
 
+def load_review(root: Path) -> dict[int, dict]:
+    """``mined/review.yaml``: per fix PR, what a person read in its diff: ``kind`` (bug, limitation, neither),
+    ``reason``, ``credited_fix`` (the change whose diff removes the failure), ``record`` (where its proofs
+    belong) and, when its tests differ, ``tests`` (the test names this entry is for). XlakbError naming the
+    file and the entry when one is malformed."""
+    import yaml
+
+    path = root / REVIEW
+    if not path.is_file():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text("utf-8")) or {}
+    except yaml.YAMLError as err:
+        raise XlakbError(f"{REVIEW}: malformed YAML: {str(err).splitlines()[0]}") from None
+    out: dict[int, dict] = {}
+    for n, entry in enumerate(data.get("reviews") or []):
+        if not isinstance(entry, dict) or not isinstance(entry.get("pr"), int):
+            raise XlakbError(f"{REVIEW}: reviews[{n}]: each entry names its fix (pr: N)")
+        if entry.get("kind") not in triggers.KINDS:
+            raise XlakbError(f"{REVIEW}: reviews[{n}] (#{entry['pr']}): kind {entry.get('kind')!r} is not one of "
+                             f"{', '.join(triggers.KINDS)}")
+        if not str(entry.get("reason") or "").strip():
+            raise XlakbError(f"{REVIEW}: reviews[{n}] (#{entry['pr']}): a decision says why (reason)")
+        out.setdefault(entry["pr"], []).append(entry)
+    return out
+
+
+def judge_kinds(root: Path, repo, rows: list[Mined]) -> list[tuple[str, str, str]]:
+    """Set what each proved candidate shows (``kind``, ``kind_rule``, ``kind_reason``; the rules' own answer in
+    ``rule_kind``): the rules of ``kinds`` over its failure, its test's text at the commit it is taken from,
+    its settings and its fix; a review of its fix overrides them. Returns the (key, was, now) of the rows
+    whose kind changed."""
+    review = load_review(root)
+    changed = []
+    texts: dict[tuple[str, str], str] = {}
+    for m in rows:
+        if m.status != "proved":
+            continue
+        where = (m.test_commit or m.commit, m.path)
+        if where not in texts:
+            texts[where] = history.show_file(repo, *where) or "" if repo is not None else ""
+        found = next((t for t in triggers.test_functions(texts[where], m.path) if t.test == m.test), None)
+        by_rule = triggers.kind_of(m.failure, found.text if found else "", tuple(sorted(m.env)), m.path, m.subject)
+        was = m.kind
+        m.rule_kind = by_rule.kind
+        m.kind, m.kind_rule, m.kind_reason = by_rule.kind, by_rule.rule, by_rule.reason
+        for entry in review.get(m.pr or -1, []):
+            if entry.get("tests") in (None, "all") or m.test in entry["tests"]:
+                m.kind, m.kind_rule, m.kind_reason = entry["kind"], "review", entry["reason"].strip()
+                break
+        if was != m.kind:
+            changed.append((m.key, was, m.kind))
+    return changed
+
+
 def signature_for(test: str) -> str:
     """The reproducer signature of a mined record: its test failed, raised or crashed (the runner's last line)."""
     return rf"XLAKB-TRIGGER (FAILED|ERROR|CRASHED) {re.escape(test)}: "
@@ -265,7 +327,7 @@ def probe_record(root: Path, m: Mined, timeout: int = 300) -> Record:
                        "signatures": [signature_for(m.test)]},
         "versions": {"affected": f"<{m.fixed_in}"},
     }
-    return Record(root / "issues" / f"{data['id']}.yaml", data)
+    return Record(root / "mined" / "drafts" / f"{data['id']}.yaml", data)
 
 
 def judge(m: Mined) -> tuple[str, str]:
@@ -348,7 +410,7 @@ def _failure_line(log: str) -> str:
     except OSError:
         return ""
     lines = [ln for ln in text.splitlines() if ln.startswith("XLAKB-TRIGGER ")]
-    return lines[-1][:300] if lines else ""
+    return scrub(lines[-1])[:300] if lines else ""
 
 
 # -- the table --------------------------------------------------------------------------------------------
@@ -516,7 +578,7 @@ def _insert_after(data: dict, key: str, new_key: str, value) -> dict:
 def reproduced_span(rows: Sequence[dict], m: Mined) -> tuple[list[str], str]:
     """From a candidate's measured matrix rows: the releases it failed on (oldest first), and "" when they
     make one span ending before the fix with every later release passing, else why not."""
-    order = sorted(((Version(r["candidate"]), r["candidate"], r["verdict"]) for r in rows if r.get("kind", "release") == "release"))
+    order = sorted((Version(r["candidate"]), r["candidate"], r["verdict"]) for r in rows if r.get("kind", "release") == "release")
     failed = [v for _, v, verdict in order if verdict == "reproduced"]
     if not failed:
         return [], "failed on no release in the full matrix"
@@ -530,13 +592,15 @@ def reproduced_span(rows: Sequence[dict], m: Mined) -> tuple[list[str], str]:
     return failed, ""
 
 
-def write_record(root: Path, data: dict) -> Path:
-    """Write a record's YAML under ``issues/`` (the schema line first, keys in the order given)."""
+def write_record(root: Path, data: dict, kind: str = "draft") -> Path:
+    """Write a record's YAML in its kind's folder (a mined one is a draft, under ``mined/drafts/``, until a
+    person writes it up), the schema line first, keys in the order given."""
     import yaml
 
-    from ..records import SCHEMA_COMMENT
+    from ..records import FOLDERS, SCHEMA_COMMENT
 
-    path = root / "issues" / f"{data['id']}.yaml"
+    path = root / FOLDERS[kind] / f"{data['id']}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
     text = yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=110, default_flow_style=False)
     path.write_text(SCHEMA_COMMENT + "\n" + text, "utf-8")
     return path
@@ -562,7 +626,7 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
     (its 12-release matrix and release bisection measured) or attach the proof to the record that does.
     ``retry``: outcomes (``error``, ``untestable`` ...) to prove again, after the runner or the rules changed."""
     from ..candidates.releases import releases_between
-    from ..records import load_records
+    from ..records import ALL_KINDS, load_records
 
     progress = progress or NullProgress()
     published = [c.label for c in releases_between()]
@@ -577,6 +641,7 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
         # is changed by a person (or removed with its matrix), never behind their back
         if m.status in retry and m.status not in ("excluded", "pending") and not (m.status == "proved" and m.record):
             m.status, m.reason, m.verdicts, m.failure = "pending", "", {}, ""
+    judge_kinds(root, repo, rows)
     table = save_table(root, rows, meta)
     out = Outcome(table, rows)
     if find_only:
@@ -599,17 +664,19 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
         spent.append(prove(root, again, backend, progress=progress, on_row=lambda m: save_table(root, rows, meta),
                            **batch))
     account["proved_now"] = sum(1 for m in todo if m.status == "proved")
+    judge_kinds(root, repo, rows)
     tally()
     save_table(root, rows, meta)
     if not records:
         return out
-    existing = load_records(root)
+    existing = load_records(root, ALL_KINDS)
     by_pr: dict[int, list[Record]] = {}
     for rec in existing:
         for n in rec.data["upstream"].get("fixed_by", []):
             by_pr.setdefault(n, []).append(rec)
     same = same_proof(rows)
-    proved = [m for m in rows if m.status == "proved" and not m.record and m.key not in same]
+    # a test of wording, a counter, a patch or expected text proves no bug and no limitation: no record
+    proved = [m for m in rows if m.status == "proved" and not m.record and m.key not in same and m.kind != "neither"]
     covering = {m.key: [r for r in by_pr.get(m.pr or -1, []) if r.source != "mined"] for m in proved}
     new = {m.key: probe_record(root, m) for m in proved if not covering[m.key]}
     # every new record's 12 releases in one batch, release after release: one release's environment and
@@ -651,6 +718,63 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
     tally()
     save_table(root, rows, meta)
     return out
+
+
+REJUDGED = Path("mined") / "rejudged.json"
+
+
+def rejudge(root: Path, repo, backend, *, progress: Progress | None = None, **batch) -> list[dict]:
+    """Run every measured candidate of the table again with the runner and rules of today (after a change of
+    either) and list what changed: its key, test, old and new outcome and why. The table takes the new
+    outcomes; a record whose proof no longer holds keeps its file (a person decides) and is named in the
+    change. The list is written to ``mined/rejudged.json`` beside the table."""
+    import hashlib
+    from importlib import resources
+
+    progress = progress or NullProgress()
+    rows = load_table(root)
+    meta = {k: v for k, v in json.loads((root / TABLE).read_text("utf-8")).items() if k not in ("counts", "candidates")}
+    todo = [m for m in rows if m.test and m.status not in ("excluded", "pending")]
+    fresh = [replace(m, status="pending", reason="", verdicts={}, failure="") for m in todo]
+    progress.info(f"{len(fresh)} measured candidate(s) to judge again, two probes each")
+    started = time.time()
+    probes = prove(root, fresh, backend, progress=progress, **batch)
+    # a proof stands as a run makes it: newly proved (or proved before only until its full matrix failed
+    # again), it is measured on every release, and a span that does not end at the fix is no proof
+    again = [(old, new) for old, new in zip(todo, fresh) if new.status == "proved" and (
+        old.status != "proved" or old.reason.startswith("proved before/after, but"))]
+    if again:
+        from ..candidates.releases import releases_between
+        from ..matrix import run_batch
+
+        progress.info(f"{len(again)} newly proved candidate(s): measuring each on every release")
+        pairs = [(probe_record(root, new), c) for _, new in again for c in releases_between()]
+        measured = run_batch(pairs, backend, progress=progress, **batch)
+        probes += len(measured)
+        by_probe: dict[str, list[dict]] = {}
+        for (probe, _), res in zip(pairs, measured):
+            by_probe.setdefault(probe.id, []).append({"candidate": res.candidate, "kind": res.kind,
+                                                      "verdict": res.verdict.value})
+        for _, new in again:
+            _, why = reproduced_span(by_probe.get(probe_record(root, new).id, []), new)
+            if why:
+                new.status, new.reason = "error", f"proved before/after, but its full matrix {why}: no record"
+    judge_kinds(root, repo, fresh)
+    changes = []
+    for old, new in zip(todo, fresh):
+        if new.status != old.status:
+            changes.append({"key": old.key, "pr": old.pr, "test": old.test, "was": old.status, "now": new.status,
+                            "why": new.reason, "before": old.reason, "record": old.record})
+        old.status, old.reason, old.verdicts, old.failure = new.status, new.reason, new.verdicts, new.failure
+        old.kind, old.kind_rule, old.kind_reason, old.rule_kind = new.kind, new.kind_rule, new.kind_reason, new.rule_kind
+    runner = hashlib.sha256((resources.files("xlakb") / "data" / "trigger_runner.py").read_bytes()).hexdigest()[:12]
+    meta["rejudged"] = {"date": time.strftime("%Y-%m-%d", time.gmtime(started)), "candidates": len(todo),
+                        "probes": probes, "seconds": round(time.time() - started), "changed": len(changes),
+                        "runner": runner}
+    save_table(root, rows, meta)
+    path = root / REJUDGED
+    path.write_text(json.dumps({**meta["rejudged"], "changes": changes}, indent=1, ensure_ascii=False) + "\n", "utf-8")
+    return changes
 
 
 def same_proof(rows: Sequence[Mined]) -> dict[str, Mined]:
@@ -697,12 +821,16 @@ def make_record(root: Path, m: Mined, backend, *, progress: Progress | None = No
         m.status, m.reason = "error", f"proved before/after, but its full matrix {why}: no record"
         return None
     data = record_for(m, failed)
+    if m.kind == "limitation":  # kept as what it is: a limitation lifted, drafted as one
+        data = {"id": data["id"], "kind": "limitation", **{k: v for k, v in data.items() if k != "id"}}
     last = next((r for r in results if r.candidate == failed[-1] and r.kind == "release"), None)
     sigs = _failure_signatures(last) or []
     if sigs:  # after the symptoms, as a hand-written record has them
         data = _insert_after(data, "symptoms", "signatures", sigs)
     m.triage = "signatures" if sigs else "none"
-    if (root / "issues" / f"{data['id']}.yaml").exists():
+    from ..records import FOLDERS
+
+    if any((root / folder / f"{data['id']}.yaml").exists() for folder in FOLDERS.values()):
         data["id"] = f"{data['id'][:71]}-{m.commit[:8]}"
     write_record(root, data)
     rec = load_record(root, data["id"])
@@ -731,8 +859,8 @@ def _bisect_ends(rows: Sequence[dict]) -> tuple[str | None, str | None]:
     """The ends a mined record's release bisection must be given: none, unless the oldest or the newest
     release could not be judged at all (an error, e.g. a package the newest release's environment lacks),
     then the nearest release its matrix judged. (An untestable end is stepped over by the bisection itself.)"""
-    order = sorted(((Version(r["candidate"]), r["candidate"], r["verdict"]) for r in rows
-                    if r.get("kind", "release") == "release"))
+    order = sorted((Version(r["candidate"]), r["candidate"], r["verdict"]) for r in rows
+                    if r.get("kind", "release") == "release")
     judged = [label for _, label, verdict in order if verdict in ("reproduced", "not-reproduced")]
     if not order or not judged:
         return None, None
@@ -756,7 +884,7 @@ def add_triage_signatures(root: Path, rows: list[Mined], backend, *, progress: P
 
     todo = []
     for m in rows:
-        path = root / "issues" / f"{m.record}.yaml"
+        path = root / "mined" / "drafts" / f"{m.record}.yaml"  # only drafts are touched
         if not m.record or m.triage or not path.exists():
             continue
         rec = load_record(root, m.record)
@@ -789,10 +917,26 @@ def add_triage_signatures(root: Path, rows: list[Mined], backend, *, progress: P
     return done
 
 
+PROOFS = "proofs.json"
+
+
+def add_proof(root: Path, record_id: str, proof: dict) -> None:
+    """Keep one more proof of a record (``bisect/<id>/proofs.json``: upstream tests that show the same failure
+    fixed by the same change), replacing an earlier proof by the same test."""
+    from ..results import read_json, results_dir, write_json
+
+    path = results_dir(root, record_id) / PROOFS
+    kept = (read_json(path) or {}).get("proofs", [])
+    test = proof["trigger"]["test"], proof["trigger"]["path"]
+    kept = [p for p in kept if (p["trigger"]["test"], p["trigger"]["path"]) != test] + [proof]
+    kept.sort(key=lambda p: (p.get("pr") or 0, p["trigger"]["test"]))
+    write_json(path, {"record": record_id, "kind": "proofs", "proofs": kept})
+
+
 def attach_proof(root: Path, rec: Record, m: Mined) -> str:
-    """Keep a mined proof beside an existing record (``bisect/<id>/mined-proof.json``) and compare it with the
+    """Keep a mined proof beside an existing record (``bisect/<id>/proofs.json``) and compare it with the
     record's own matrix: "agrees", or the disagreement."""
-    from ..results import load_matrix, results_dir, write_json
+    from ..results import load_matrix
 
     own = {r["candidate"]: r["verdict"] for r in (load_matrix(root, rec.id) or {}).get("results", [])}
     notes = []
@@ -804,9 +948,8 @@ def attach_proof(root: Path, rec: Record, m: Mined) -> str:
     if fixed and m.fixed_in and fixed != m.fixed_in:
         notes.append(f"the record says fixed in {fixed}, the fix first shipped in {m.fixed_in}")
     verdict = "agrees" if not notes else "; ".join(notes)
-    write_json(results_dir(root, rec.id) / "mined-proof.json",
-               {"record": rec.id, "kind": "mined-proof", "trigger": m.trigger, "pr": m.pr, "subject": m.subject,
-                "fixed_in": m.fixed_in, "before": m.before, "verdicts": m.verdicts, "failure": m.failure,
-                "agreement": verdict})
+    add_proof(root, rec.id, {"trigger": m.trigger, "pr": m.pr, "subject": m.subject, "fixed_in": m.fixed_in,
+                             "before": m.before, "verdicts": m.verdicts,
+                             "failure": m.failure, "agreement": verdict})
     m.record = rec.id
     return verdict

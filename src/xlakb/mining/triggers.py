@@ -99,3 +99,27 @@ def needs(trigger: Trigger, module_text: str = "") -> list[str]:
 def fallback_only(trigger: Trigger) -> bool:
     """The test checks which ops were lowered or fell back (metrics counters): it proves speed, not a failure."""
     return bool(re.search(rules()["fallback_only"]["text"], trigger.text))
+
+
+KINDS = ("bug", "limitation", "neither")
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What a proved test shows (see ``kinds`` in ``data/mine_rules.yaml``): its kind, the rule that said
+    so ("" when none did: a bug) and why."""
+
+    kind: str
+    rule: str
+    reason: str
+
+
+def kind_of(failure: str, source: str = "", env: tuple[str, ...] = (), path: str = "", subject: str = "") -> Kind:
+    """The first rule of ``kinds`` whose every given field matches: ``failure`` (the runner's line before the
+    fix), ``source`` (the test's text), ``env`` (the names of its settings), ``path``, ``subject``. None: a bug."""
+    fields = {"failure": failure, "source": source, "env": "\n".join(env), "path": path, "subject": subject}
+    for rule in rules().get("kinds", []):
+        given = [k for k in fields if k in rule]
+        if given and all(re.search(rule[k], fields[k], re.MULTILINE) for k in given):
+            return Kind(rule["kind"], rule["name"], rule["reason"])
+    return Kind("bug", "", "no rule found a limitation or a check of something else: what failed is the release's")

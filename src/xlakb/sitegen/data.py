@@ -40,10 +40,11 @@ class SiteRecord:
         return self.data["id"]
 
 
-def load_site_records(root: Path) -> list[SiteRecord]:
-    """Every record under ``root`` with its reproducer source and measured data, sorted by id."""
+def load_site_records(root: Path, kinds: tuple[str, ...] = ("bug",)) -> list[SiteRecord]:
+    """Every record of ``kinds`` (the bugs, by default; ``("limitation",)`` the limitations lifted) under
+    ``root`` with its reproducer source and measured data, sorted by id. Drafts are never published."""
     out = []
-    for rec in load_records(root):
+    for rec in load_records(root, kinds):
         if rec.trigger:  # a mined record: its upstream test is linked, not shown (nor kept here)
             out.append(SiteRecord(rec.path, rec.data, "", load_measured(root, rec.data["id"])))
             continue

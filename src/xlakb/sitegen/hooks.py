@@ -73,7 +73,13 @@ def _languages(config) -> list[str]:
 
 
 def site_records(config) -> list[_data.SiteRecord]:
+    """The bugs: the only records the home table, the coverage page and the counts show."""
     return _state["records"] or []
+
+
+def site_limitations(config) -> list[_data.SiteRecord]:
+    """The limitations releases lifted: their own page, never counted or listed as bugs."""
+    return _state.get("limitations") or []
 
 
 @event_priority(100)
@@ -99,8 +105,12 @@ def on_config(config):
             _state["records"] = _data.load_site_records(root)
         except XlakbError as err:
             raise PluginError(str(err)) from None
+        try:
+            _state["limitations"] = _data.load_site_records(root, ("limitation",))
+        except XlakbError as err:
+            raise PluginError(str(err)) from None
         _state["root"] = root
-        _state["by_id"] = {r.id: r for r in _state["records"]}
+        _state["by_id"] = {r.id: r for r in _state["records"] + _state["limitations"]}
         try:
             from xlakb.knowledge import upstream_clusters
 
@@ -135,7 +145,7 @@ def _generated_pages(config, lang: str):
     """(folder, name, markdown) of every generated page in ``lang``: records and components."""
     contributing = "../contributing.md"  # relative to records/<id>.md
     records = site_records(config)
-    for record in records:
+    for record in records + site_limitations(config):  # a limitation's page says what it is
         yield "records", record.id, render.record_page(record, lang, contributing)
     for component in sorted({r.data["component"] for r in records}):
         yield "components", component, render.component_page(component, records, lang)
@@ -177,6 +187,9 @@ def _record_href(page, config, record_id: str) -> str:
 def on_page_markdown(markdown: str, page, config, files) -> str:
     if COUNT_MARKER in markdown:
         markdown = markdown.replace(COUNT_MARKER, str(len(site_records(config))))
+    if render.LIMITATIONS_MARKER in markdown:  # searchable: a refusal typed in the search box finds its limitation
+        markdown = markdown.replace(render.LIMITATIONS_MARKER, render.limitations_page(
+            site_limitations(config), _lang(config), lambda rid: _record_href(page, config, rid)), 1)
     if render.REPORTED_MARKER in markdown:  # searchable: an error typed in the search box finds its reports
         markdown = markdown.replace(render.REPORTED_MARKER, render.reported_page(
             _state.get("clusters") or [], _lang(config), lambda rid: _record_href(page, config, rid)), 1)
@@ -232,7 +245,7 @@ def on_page_context(context, page, config, nav):
 
 def on_serve(server, config, builder):
     root = _root(config)
-    for name in ("issues", "reproducers", "bisect"):
+    for name in ("issues", "limitations", "reproducers", "bisect"):
         path = root / name
         if path.is_dir():
             server.watch(str(path))
@@ -288,7 +301,8 @@ def on_post_build(config) -> None:
 
     data = site / TRIAGE_DATA  # the records this build already read, with their matrices
     data.parent.mkdir(parents=True, exist_ok=True)
-    triage_data = export_records([export_record(r.data, r.measured.matrix) for r in site_records(config)], catalog.load())
+    triage_data = export_records([export_record(r.data, r.measured.matrix)
+                                  for r in site_records(config) + site_limitations(config)], catalog.load())
     from xlakb.upstream.signature import export_rules
 
     triage_data["upstream"] = {"rules": export_rules(), "clusters": [c.to_json() for c in _state.get("clusters") or []]}

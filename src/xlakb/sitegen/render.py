@@ -170,11 +170,18 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
         "tags": list(d["tags"]),
     }))
     out.append(f"# {d['title'][lang]}\n")
+    limitation = d.get("kind") == "limitation"
+    badge = (f'<span class="xlakb-badge xlakb-limitation" data-status="limitation">'
+             f'{escape(t["limitation_badge"].format(fixed_in=d["versions"].get("fixed_in", "?")))}</span>'
+             if limitation else status_badge(d["status"], lang))
     out.append(
-        f'<p class="xlakb-meta" data-record="{escape(rid)}">{status_badge(d["status"], lang)}'
+        f'<p class="xlakb-meta" data-record="{escape(rid)}">{badge}'
         f'<span class="xlakb-component">{escape(t["component"])}{t["colon"]}<a href="../../components/{escape(d["component"])}/">{_code(d["component"])}</a></span>'
         f'<span class="xlakb-id">{escape(t["record_id"])}{t["colon"]}{_code(rid)}</span></p>\n'
     )
+    if limitation:
+        out.append(f'!!! note "{t["limitation_badge"].format(fixed_in=d["versions"].get("fixed_in", "?"))}"\n\n    '
+                   + t["limitation_note"].format(fixed_in=d["versions"].get("fixed_in", "?")).strip() + "\n")
     out.append(d["summary"][lang].strip() + "\n")
     mined = mined_note(rec, lang)
     if mined:
@@ -254,6 +261,9 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
     out.append(f"## {t['versions']} {{ #versions }}\n")
     v = d["versions"]
     out.append(f"- {t['claimed_affected']}{t['colon']}{_md_code(v['affected'])}")
+    floor = range_text(rec, lang)
+    if floor:
+        out.append(f"- {floor}")
     if v.get("fixed_in"):
         out.append(f"- {t['fixed_in']}{t['colon']}{_md_code(v['fixed_in'])}")
     if v.get("nightly_fixed"):
@@ -294,6 +304,44 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
 
     out.append(f"## {t['contribute']} {{ #contribute }}\n")
     out.append(t["contribute_text"].format(href=contributing_href) + "\n")
+    return "\n".join(out)
+
+
+def range_text(rec: SiteRecord, lang: str) -> str:
+    """"Affected from X" where that is a fact, "affected at least from X" where older releases could not
+    say (:func:`xlakb.results.affected_floor`), in ``lang``; '' when nothing reproduced it."""
+    from ..results import affected_floor
+
+    rows = (rec.measured.matrix or {}).get("results", [])
+    floor = affected_floor(rec.data, rows, list(_known_releases()))
+    if floor is None:
+        return ""
+    pr = f"PR #{floor['pr']}" if floor.get("pr") else ""
+    return UI[lang]["affected_range"][floor["why"]].format(first=floor["first"], prev=floor.get("prev", ""), pr=pr)
+
+
+LIMITATIONS_MARKER = "<!-- xlakb:limitations -->"
+
+
+def limitations_page(limitations: list[SiteRecord], lang: str, href) -> str:
+    """The limitations releases lifted, newest release first: what was not supported, the refusal older
+    releases print, the change that lifted it, each linked to its page with the measured matrix."""
+    t = UI[lang]
+    if not limitations:
+        return t["limitations_empty"] + "\n"
+    by_release: dict[str, list[SiteRecord]] = {}
+    for rec in limitations:
+        by_release.setdefault(rec.data["versions"].get("fixed_in") or "?", []).append(rec)
+    out = []
+    order = {r: i for i, r in enumerate(_known_releases())}
+    for release in sorted(by_release, key=lambda r: order.get(r, -1), reverse=True):
+        out.append(f"## {t['limitations_lifted'].format(release=release)}\n")
+        for rec in sorted(by_release[release], key=lambda r: r.data["title"][lang]):
+            d = rec.data
+            fixes = ", ".join(f"[PR #{n}]({_gh(d['upstream']['repo'], 'pull', n)})" for n in d["upstream"].get("fixed_by", []))
+            refusal = d["symptoms"][lang][0].strip() if d["symptoms"][lang] else ""
+            out.append(f"- [{d['title'][lang]}]({href(rec.id)}){t['colon']}{refusal}" + (f" ({fixes})" if fixes else ""))
+        out.append("")
     return "\n".join(out)
 
 

@@ -7,8 +7,8 @@ Pure code over the stored reports and the records' data.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
 
 from .signature import ErrorLine, error_lines
 from .store import Report
