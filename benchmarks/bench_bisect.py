@@ -29,7 +29,9 @@ def bisect_once(record, candidates, find_links=(), index_url=None):
     from xlakb.envs.uv import UvBackend
 
     start = time.perf_counter()
-    report = Engine(record, UvBackend(), options=Options(find_links=find_links, index_url=index_url)).run(candidates, source="releases")
+    report = Engine(record, UvBackend(), options=Options(find_links=find_links, index_url=index_url)).run(
+        candidates, source="releases"
+    )
     return time.perf_counter() - start, report
 
 
@@ -73,7 +75,9 @@ def main() -> None:
     print("| bisection | wall time | probes run | answer |")
     print("|---|---|---|---|")
     for name, secs, rep in rows:
-        print(f"| {name} | {secs:.1f} s | {rep.probes_run} | {rep.last_old_candidate.label} → {rep.first_new_candidate.label} ({rep.direction}) |")
+        print(
+            f"| {name} | {secs:.1f} s | {rep.probes_run} | {rep.last_old_candidate.label} → {rep.first_new_candidate.label} ({rep.direction}) |"
+        )
     shutil.rmtree(work, ignore_errors=True)
 
 

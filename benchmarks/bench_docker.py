@@ -46,7 +46,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "xlakb-bench-docker"))
     parser.add_argument("--keep", action="store_true", help="keep the docker images made (default: removed at the end)")
-    parser.add_argument("--warm", action="store_true", help="reuse environments kept by an earlier --keep run (new env then measures a cache hit)")
+    parser.add_argument(
+        "--warm", action="store_true", help="reuse environments kept by an earlier --keep run (new env then measures a cache hit)"
+    )
     args = parser.parse_args()
     work = Path(args.cache)
     work.mkdir(parents=True, exist_ok=True)
@@ -79,10 +81,15 @@ def main() -> int:
 
     rows = []
 
-    def scenario(name: str, version: str, uv_links: tuple[str, ...], docker_links: tuple[str, ...], docker_index: str | None) -> None:
+    def scenario(
+        name: str, version: str, uv_links: tuple[str, ...], docker_links: tuple[str, ...], docker_index: str | None
+    ) -> None:
         cand = release(version)
         # docker first: with --real it fills the wheelhouse the uv runner then installs from
-        for runner, backend, links, index in (("docker", docker, docker_links, docker_index), ("uv", UvBackend(), uv_links, "none")):
+        for runner, backend, links, index in (
+            ("docker", docker, docker_links, docker_index),
+            ("uv", UvBackend(), uv_links, "none"),
+        ):
             spec = env_spec(load_record(kb, "trivial"), cand, find_links=links, index_url=index)
             if not args.warm:
                 backend.remove(spec.key())
@@ -110,8 +117,10 @@ def main() -> int:
                 # the Docker runner compiles bytecode when it builds (its root filesystem is read-only at run
                 # time); the uv runner does not, so each of its runs compiles what it imports.  The same
                 # uv environment with bytecode compiled separates that from the container's own cost.
-                subprocess.run([prepared.python, "-m", "compileall", "-q", "-j0", str(Path(prepared.python).parent.parent / "lib")],
-                               capture_output=True)
+                subprocess.run(
+                    [prepared.python, "-m", "compileall", "-q", "-j0", str(Path(prepared.python).parent.parent / "lib")],
+                    capture_output=True,
+                )
                 rec = load_record(kb, "import")
                 compiled = median_time(lambda: probe(rec, cand, backend, find_links=links, index_url=index), args.repeat)
                 rows.append((name, "uv, bytecode compiled", float("nan"), float("nan"), float("nan"), compiled))

@@ -71,12 +71,19 @@ def main() -> None:
         def naive():
             venv = work / f"naive-{time.monotonic_ns()}"
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-            subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--disable-pip-version-check", *naive_args, *naive_reqs], check=True)
+            subprocess.run(
+                [str(venv / "bin" / "pip"), "install", "-q", "--disable-pip-version-check", *naive_args, *naive_reqs], check=True
+            )
             shutil.rmtree(venv)
 
         naive_s = timed(naive)
         prepared = backend.ensure(spec)
-        imp = timed(lambda: subprocess.run([prepared.python, "-c", "import torch_xla"], check=True, env={**os.environ, "PJRT_DEVICE": "CPU"}), args.repeat)
+        imp = timed(
+            lambda: subprocess.run(
+                [prepared.python, "-c", "import torch_xla"], check=True, env={**os.environ, "PJRT_DEVICE": "CPU"}
+            ),
+            args.repeat,
+        )
         rows.append((name, cold, cached, naive_s, imp))
 
     fake_spec = EnvSpec("3.11", ("torch_xla==2.5.1", "torch==2.5.1"), (str(house),), "none")
@@ -96,7 +103,9 @@ def main() -> None:
     print("|---|---|---|---|---|")
     for name, cold, cached, naive_s, imp in rows:
         print(f"| {name} | {cold:.2f} s | {cached * 1000:.1f} ms | {naive_s:.2f} s | {imp:.2f} s |")
-    print(f"\nwhole xlakb probe of a trivial reproducer, cached fake environment: {probe_s * 1000:.0f} ms (median of {args.repeat})")
+    print(
+        f"\nwhole xlakb probe of a trivial reproducer, cached fake environment: {probe_s * 1000:.0f} ms (median of {args.repeat})"
+    )
     shutil.rmtree(work, ignore_errors=True)
 
 

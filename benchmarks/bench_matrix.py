@@ -42,10 +42,16 @@ LETTER = {"reproduced": "R", "not-reproduced": "N", "untestable": "U", "error": 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("ids", nargs="*")
-    parser.add_argument("-j", "--jobs", type=int, default=0,
-                        help="measure one batch of every probe, N at a time, instead of record after record")
-    parser.add_argument("--ray-nodes", type=int, default=0, metavar="N",
-                        help="measure the batch on a Ray cluster of this machine with N nodes of 1 CPU each")
+    parser.add_argument(
+        "-j", "--jobs", type=int, default=0, help="measure one batch of every probe, N at a time, instead of record after record"
+    )
+    parser.add_argument(
+        "--ray-nodes",
+        type=int,
+        default=0,
+        metavar="N",
+        help="measure the batch on a Ray cluster of this machine with N nodes of 1 CPU each",
+    )
     parser.add_argument("--releases", nargs="+", metavar="VERSION", help="only these releases (default: all)")
     parser.add_argument("--drive", help=argparse.SUPPRESS)  # the Ray driver, run inside the namespace: its address
     parser.add_argument("--node-caches", nargs="*", default=[], help=argparse.SUPPRESS)
@@ -113,8 +119,10 @@ def batch(records, releases, backend, jobs: int, built: list) -> int:
     results = run_batch(pairs, backend, jobs=jobs, progress=ConsoleProgress(), cache=None)
     wall = time.perf_counter() - start
     verdicts = Counter(r.verdict.value for r in results)
-    print(f"| {len(records)} records × {len(releases)} releases, -j {jobs} | {len(results)} probes | **{wall:.0f} s** | "
-          f"{len(results) / wall * 60:.1f} probes/min | {dict(verdicts)} |")
+    print(
+        f"| {len(records)} records × {len(releases)} releases, -j {jobs} | {len(results)} probes | **{wall:.0f} s** | "
+        f"{len(results) / wall * 60:.1f} probes/min | {dict(verdicts)} |"
+    )
     if built:
         print(f"\n(built first, not counted: {len(built)} environment(s), {sum(built):.0f} s)")
     print(against_stored([(p[0].id, r.candidate, r.verdict.value) for p, r in zip(pairs, results)]))
@@ -151,8 +159,11 @@ def against_stored(measured: list[tuple[str, str, str]]) -> str:
                 stored[(rid, r["candidate"])] = r["verdict"]
     same = [m for m in measured if stored.get(m[:2]) == m[2]]
     lines = [f"\n{len(same)} of {len(measured)} fresh verdicts equal the stored ones"]
-    lines += [f"  differs: {rid} {cand}: {verdict} now, {stored.get((rid, cand), 'nothing')} stored"
-              for rid, cand, verdict in measured if stored.get((rid, cand)) != verdict]
+    lines += [
+        f"  differs: {rid} {cand}: {verdict} now, {stored.get((rid, cand), 'nothing')} stored"
+        for rid, cand, verdict in measured
+        if stored.get((rid, cand)) != verdict
+    ]
     return "\n".join(lines)
 
 
@@ -183,9 +194,16 @@ def on_ray(args, records, releases) -> int:
             cluster.add_node(name)
         up = time.perf_counter() - started
         progress.info(f"{len(names)} Ray nodes up in {up:.1f} s; running {len(records) * len(releases)} probes")
-        argv = [sys.executable, str(Path(__file__).resolve()), *[r.id for r in records], "--drive", cluster.address,
-                *(["--releases", *args.releases] if args.releases else []),
-                "--node-caches", *[str(cluster.node_cache(n)) for n in names]]
+        argv = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            *[r.id for r in records],
+            "--drive",
+            cluster.address,
+            *(["--releases", *args.releases] if args.releases else []),
+            "--node-caches",
+            *[str(cluster.node_cache(n)) for n in names],
+        ]
         env = cluster.env(XLAKB_CACHE_DIR=str(work / "driver-cache"), UV_CACHE_DIR=str(uv_cache), UV_OFFLINE="1")
         r = subprocess.run(cluster.cmd(argv), stdout=subprocess.PIPE, text=True, env=env, timeout=4 * 3600)
         if r.returncode != 0:
@@ -200,11 +218,15 @@ def on_ray(args, records, releases) -> int:
 
     wall, measured = data["wall"], [tuple(m) for m in data["measured"]]
     verdicts = Counter(m[2] for m in measured)
-    print(f"| {len(records)} records × {len(releases)} releases, Ray, {len(names)} nodes of 1 CPU | {len(measured)} probes"
-          f" | **{wall:.0f} s** | {len(measured) / wall * 60:.1f} probes/min | {dict(verdicts)} |")
-    print(f"\nnodes up in {up:.1f} s; built first, not counted: "
-          + "; ".join(f"{name}: {n} environments in {t:.0f} s" for name, n, t in built)
-          + f"; environments built while measuring: {data['built while measuring']} (must be 0)")
+    print(
+        f"| {len(records)} records × {len(releases)} releases, Ray, {len(names)} nodes of 1 CPU | {len(measured)} probes"
+        f" | **{wall:.0f} s** | {len(measured) / wall * 60:.1f} probes/min | {dict(verdicts)} |"
+    )
+    print(
+        f"\nnodes up in {up:.1f} s; built first, not counted: "
+        + "; ".join(f"{name}: {n} environments in {t:.0f} s" for name, n, t in built)
+        + f"; environments built while measuring: {data['built while measuring']} (must be 0)"
+    )
     print(against_stored(measured))
     return 0
 
@@ -233,8 +255,16 @@ def drive(args) -> int:
         executor.close()
     from raycluster import answer_line
 
-    print(answer_line({"wall": wall, "built while measuring": envs() - before,
-                       "measured": [(p[0].id, r.candidate, r.verdict.value) for p, r in zip(pairs, results)]}), flush=True)
+    print(
+        answer_line(
+            {
+                "wall": wall,
+                "built while measuring": envs() - before,
+                "measured": [(p[0].id, r.candidate, r.verdict.value) for p, r in zip(pairs, results)],
+            }
+        ),
+        flush=True,
+    )
     return 0
 
 

@@ -37,8 +37,10 @@ def main() -> int:
         rows = find(args.repo, args.start, args.end, published)
         took = time.perf_counter() - started
         excluded = sum(1 for m in rows if m.status == "excluded")
-        print(f"finding: {len(rows)} candidates ({len(rows) - excluded} to prove, {excluded} left out with a reason) "
-              f"in {took:.0f} s: {len(rows) / took * 60:.0f} candidates per minute")
+        print(
+            f"finding: {len(rows)} candidates ({len(rows) - excluded} to prove, {excluded} left out with a reason) "
+            f"in {took:.0f} s: {len(rows) / took * 60:.0f} candidates per minute"
+        )
     else:
         print("finding: not measured (give --repo or XLAKB_XLA_REPO)")
     table = json.loads((REPO / "mined" / "candidates.json").read_text("utf-8"))
@@ -50,10 +52,15 @@ def main() -> int:
     if not run:
         print("proving: no run that probed is recorded")
         return 0
-    per = (f"{run['probes'] / run['records_now']:.1f} probes per record" if run.get("records_now")
-           else "no record written, so no probes-per-record figure")
-    print(f"last run ({run['date']}): {run['seconds'] / 60:.0f} min wall time, {run['probes']} probes, "
-          f"{run['proved_now']} proved, {run['records_now']} records written: {per}")
+    per = (
+        f"{run['probes'] / run['records_now']:.1f} probes per record"
+        if run.get("records_now")
+        else "no record written, so no probes-per-record figure"
+    )
+    print(
+        f"last run ({run['date']}): {run['seconds'] / 60:.0f} min wall time, {run['probes']} probes, "
+        f"{run['proved_now']} proved, {run['records_now']} records written: {per}"
+    )
     return 0
 
 

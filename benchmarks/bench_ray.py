@@ -121,11 +121,27 @@ def main() -> int:
         cluster.add_node("head")
         cluster.add_node("worker")
         up = time.perf_counter() - started
-        env = cluster.env(XLAKB_CACHE_DIR=str(work / "driver-cache"), UV_CACHE_DIR=str(work / "cluster" / "uv-cache"),
-                          UV_PYTHON_DOWNLOADS="never")
-        argv = [sys.executable, str(Path(__file__).resolve()), "--drive", "--work", str(work), "--address", cluster.address,
-                "--probes", str(args.probes), "--versions", *versions,
-                "--node-caches", str(cluster.node_cache("head")), str(cluster.node_cache("worker"))]
+        env = cluster.env(
+            XLAKB_CACHE_DIR=str(work / "driver-cache"),
+            UV_CACHE_DIR=str(work / "cluster" / "uv-cache"),
+            UV_PYTHON_DOWNLOADS="never",
+        )
+        argv = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--drive",
+            "--work",
+            str(work),
+            "--address",
+            cluster.address,
+            "--probes",
+            str(args.probes),
+            "--versions",
+            *versions,
+            "--node-caches",
+            str(cluster.node_cache("head")),
+            str(cluster.node_cache("worker")),
+        ]
         r = subprocess.run(cluster.cmd(argv), capture_output=True, text=True, env=env, timeout=1800)
         if r.returncode != 0:
             print(r.stderr[-3000:], file=sys.stderr)
@@ -139,14 +155,20 @@ def main() -> int:
     loc, ray = data["latency local"], data["latency ray"]
     print(f"two-node cluster up in {up:.1f} s; {len(versions)} releases; {n} probes of the fake reproducer\n")
     print("| what | local | Ray (2 nodes, 1 CPU each) |\n|---|---:|---:|")
-    print(f"| environment builds (once per release and cache) | {data['builds']['local'][0]} in {data['builds']['local'][1]:.1f} s"
-          f" | {data['builds']['ray'][0]} in {data['builds']['ray'][1]:.1f} s |")
-    print(f"| one probe at a time, median (min–max) | {statistics.median(loc):.3f} s ({min(loc):.3f}–{max(loc):.3f})"
-          f" | {statistics.median(ray):.3f} s ({min(ray):.3f}–{max(ray):.3f}) |")
+    print(
+        f"| environment builds (once per release and cache) | {data['builds']['local'][0]} in {data['builds']['local'][1]:.1f} s"
+        f" | {data['builds']['ray'][0]} in {data['builds']['ray'][1]:.1f} s |"
+    )
+    print(
+        f"| one probe at a time, median (min–max) | {statistics.median(loc):.3f} s ({min(loc):.3f}–{max(loc):.3f})"
+        f" | {statistics.median(ray):.3f} s ({min(ray):.3f}–{max(ray):.3f}) |"
+    )
     print(f"| per-probe overhead of Ray (median difference) | | {statistics.median(ray) - statistics.median(loc):+.3f} s |")
-    print(f"| batch of {n}: local -j 1 / -j 2 | {data['batch local -j 1']:.2f} s / {data['batch local -j 2']:.2f} s"
-          f" ({data['batch local -j 1'] / n:.3f} / {data['batch local -j 2'] / n:.3f} s a probe) |"
-          f" {data['batch ray, 2 nodes']:.2f} s ({data['batch ray, 2 nodes'] / n:.3f} s a probe) |")
+    print(
+        f"| batch of {n}: local -j 1 / -j 2 | {data['batch local -j 1']:.2f} s / {data['batch local -j 2']:.2f} s"
+        f" ({data['batch local -j 1'] / n:.3f} / {data['batch local -j 2'] / n:.3f} s a probe) |"
+        f" {data['batch ray, 2 nodes']:.2f} s ({data['batch ray, 2 nodes'] / n:.3f} s a probe) |"
+    )
     print(f"\nenvironments built while measuring: {data['new builds while measuring']} (must be 0)")
     return 0
 

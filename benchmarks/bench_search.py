@@ -92,8 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     started = time.perf_counter()
-    print("| N | skipped | runs | bound ceil(log2 N)+2 | max probes | mean probes | "
-          "max OLD/NEW probes | within bound | exact | max rounds, k=4 | repeat with known (max probes) |")
+    print(
+        "| N | skipped | runs | bound ceil(log2 N)+2 | max probes | mean probes | "
+        "max OLD/NEW probes | within bound | exact | max rounds, k=4 | repeat with known (max probes) |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n in SIZES:
         for rate in SKIP_RATES:
@@ -102,8 +104,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"| {n} | {rate:.0%} | {r['runs']} | {probe_bound(n)} | {r['max']} | {r['mean']:.2f} | {r['definite']} | "
                 f"{r['within']:.1f}% | {r['exact']:.1f}% | {r['rounds4']} | {r['repeat']} |"
             )
-    print(f"\n(seed {args.seed}; {time.perf_counter() - started:.1f} s; log5 N bounds the k=4 rounds: "
-          + ", ".join(f"N={n}: {math.ceil(math.log(n, 5))}" for n in SIZES) + ")")
+    print(
+        f"\n(seed {args.seed}; {time.perf_counter() - started:.1f} s; log5 N bounds the k=4 rounds: "
+        + ", ".join(f"N={n}: {math.ceil(math.log(n, 5))}" for n in SIZES)
+        + ")"
+    )
     return 0
 
 

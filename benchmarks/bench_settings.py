@@ -36,7 +36,9 @@ def main() -> None:
         one = [probes(n, {i}) for i in range(n)]
         pairs = [set(rng.sample(range(n), 2)) for _ in range(200)] if n >= 2 else []
         two = [probes(n, p) for p in pairs]
-        print(f"{n:>4} {statistics.mean(one):>18.1f} {max(one):>6} {statistics.mean(two):>19.1f} {max(two):>6} {ddmin_bound(n):>6}")
+        print(
+            f"{n:>4} {statistics.mean(one):>18.1f} {max(one):>6} {statistics.mean(two):>19.1f} {max(two):>6} {ddmin_bound(n):>6}"
+        )
 
 
 if __name__ == "__main__":

@@ -61,8 +61,19 @@ def run(records: int, seed: int, workdir: Path) -> dict:
     zh, zh_gz = size(out / "zh" / "search" / "search_index.json")
     files, output = tree_size(out)
     pages = len(list(out.rglob("records/*/index.html")))
-    return {"records": total, "seconds": seconds, "cpu_seconds": cpu, "load": os.getloadavg()[0], "record_pages": pages, "files": files, "output_bytes": output,
-            "index_en": en, "index_en_gz": en_gz, "index_zh": zh, "index_zh_gz": zh_gz}
+    return {
+        "records": total,
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        "load": os.getloadavg()[0],
+        "record_pages": pages,
+        "files": files,
+        "output_bytes": output,
+        "index_en": en,
+        "index_en_gz": en_gz,
+        "index_zh": zh,
+        "index_zh_gz": zh_gz,
+    }
 
 
 def mib(n: int) -> str:
@@ -81,13 +92,19 @@ def main() -> int:
     else:
         with tempfile.TemporaryDirectory(prefix="xlakb-bench-site-") as tmp:
             r = run(args.records, args.seed, Path(tmp))
-    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
-          f"load average at the end {r['load']:.1f}")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+        f"load average at the end {r['load']:.1f}"
+    )
     print()
-    print("| records | build wall (s) | build CPU (s) | record pages (en+zh) | output | search index en (gzip) | search index zh (gzip) |")
+    print(
+        "| records | build wall (s) | build CPU (s) | record pages (en+zh) | output | search index en (gzip) | search index zh (gzip) |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|")
-    print(f"| {r['records']} | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} | {r['record_pages']} | {mib(r['output_bytes'])} "
-          f"| {mib(r['index_en'])} ({mib(r['index_en_gz'])}) | {mib(r['index_zh'])} ({mib(r['index_zh_gz'])}) |")
+    print(
+        f"| {r['records']} | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} | {r['record_pages']} | {mib(r['output_bytes'])} "
+        f"| {mib(r['index_en'])} ({mib(r['index_en_gz'])}) | {mib(r['index_zh'])} ({mib(r['index_zh_gz'])}) |"
+    )
     return 0
 
 

@@ -76,8 +76,10 @@ def report(name: str, s: dict) -> str:
     pos = s["positives"] or 1
     strong_p = s["strong_tp"] / (s["strong_tp"] + s["strong_fp"]) if s["strong_tp"] + s["strong_fp"] else 1.0
     first_p = s["first_right"] / s["answered"] if s["answered"] else 1.0
-    return (f"| {name} | {s['positives']} / {s['negatives']} | {strong_p:.3f} | {s['strong_tp'] / pos:.3f} | {s['strong_fp']} | "
-            f"{first_p:.3f} | {s['first_right'] / pos:.3f} | {s['first_wrong']} |")
+    return (
+        f"| {name} | {s['positives']} / {s['negatives']} | {strong_p:.3f} | {s['strong_tp'] / pos:.3f} | {s['strong_fp']} | "
+        f"{first_p:.3f} | {s['first_right'] / pos:.3f} | {s['first_wrong']} |"
+    )
 
 
 def corpus_scores() -> None:
@@ -86,8 +88,10 @@ def corpus_scores() -> None:
 
     records, catalog = engine(export(REPO))
     print(f"{len(records)} records; catalog: {len(catalog.rows)} message templates\n")
-    print("| corpus | items (known bug / none) | strong: precision | strong: recall | wrong strong | "
-          "first listed: precision | first listed: recall | wrong first |")
+    print(
+        "| corpus | items (known bug / none) | strong: precision | strong: recall | wrong strong | "
+        "first listed: precision | first listed: recall | wrong first |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, items in corpora().items():
         s = score(items, records, catalog)
@@ -107,22 +111,55 @@ def speed() -> None:
     while len(records) < 1000:
         n = len(records)
         w = "_".join(rng.sample(words, 3))
-        records.append({
-            "id": f"synthetic-{n}", "title": {"en": w, "zh": w}, "status": "fixed", "fixed_in": "2.7.0", "affected": ">=2.4",
-            "workaround": {"en": "-", "zh": "-"}, "measured": {"2.5.1": "reproduced"}, "lookalikes": [],
-            "signatures": [
-                {"kind": "message", "pattern": rf"RuntimeError: {w} failed at step \d+", "file": "", "function": "", "name": "", "generic": ""},
-                {"kind": "check", "pattern": rf"Check failed: {w}_{n}\(\)", "file": "", "function": "", "name": "", "generic": ""},
-                {"kind": "frame", "pattern": "", "file": rf"{w}\.py", "function": "__init__|forward", "name": "", "generic": ""},
-                {"kind": "call", "pattern": rf"{w}_{n}\(", "file": "", "function": "", "name": "", "generic": ""},
-            ],
-        })
+        records.append(
+            {
+                "id": f"synthetic-{n}",
+                "title": {"en": w, "zh": w},
+                "status": "fixed",
+                "fixed_in": "2.7.0",
+                "affected": ">=2.4",
+                "workaround": {"en": "-", "zh": "-"},
+                "measured": {"2.5.1": "reproduced"},
+                "lookalikes": [],
+                "signatures": [
+                    {
+                        "kind": "message",
+                        "pattern": rf"RuntimeError: {w} failed at step \d+",
+                        "file": "",
+                        "function": "",
+                        "name": "",
+                        "generic": "",
+                    },
+                    {
+                        "kind": "check",
+                        "pattern": rf"Check failed: {w}_{n}\(\)",
+                        "file": "",
+                        "function": "",
+                        "name": "",
+                        "generic": "",
+                    },
+                    {
+                        "kind": "frame",
+                        "pattern": "",
+                        "file": rf"{w}\.py",
+                        "function": "__init__|forward",
+                        "name": "",
+                        "generic": "",
+                    },
+                    {"kind": "call", "pattern": rf"{w}_{n}\(", "file": "", "function": "", "name": "", "generic": ""},
+                ],
+            }
+        )
     lines = []
     size = 0
     i = 0
     while size < 1_000_000:
-        line = (f"2026-11-02 10:{i % 60:02d}:{i % 60:02d}.{i:06d}: I torch_xla/csrc/runtime/pjrt_computation_client.cc:{i % 900}] "
-                f"Executing computation {i}" if i % 7 == 0 else f"epoch 0 step {i} loss {1 / (i + 1):.6f} lr 0.0003 tokens/s 12345.6")
+        line = (
+            f"2026-11-02 10:{i % 60:02d}:{i % 60:02d}.{i:06d}: I torch_xla/csrc/runtime/pjrt_computation_client.cc:{i % 900}] "
+            f"Executing computation {i}"
+            if i % 7 == 0
+            else f"epoch 0 step {i} loss {1 / (i + 1):.6f} lr 0.0003 tokens/s 12345.6"
+        )
         lines.append(line)
         size += len(line) + 1
         i += 1
@@ -135,8 +172,10 @@ def speed() -> None:
         result = triage(log, records, catalog=catalog)
         best = min(best, time.perf_counter() - start)
     assert result.matches and result.matches[0].id == "fsdpv2-scalar-param-unhashable-list"
-    print(f"\nspeed: a {len(text) / 1e6:.2f} MB log against {len(records)} records and {len(catalog.rows)} catalog "
-          f"templates: {best:.3f} s (best of 5; target < 1 s)")
+    print(
+        f"\nspeed: a {len(text) / 1e6:.2f} MB log against {len(records)} records and {len(catalog.rows)} catalog "
+        f"templates: {best:.3f} s (best of 5; target < 1 s)"
+    )
 
 
 def main() -> int:

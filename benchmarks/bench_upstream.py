@@ -40,8 +40,9 @@ def main() -> int:
             # (`bug:` names the bug when triage's answer cannot: a generic line from a record's own thread)
             label = it.get("bug") or (it["expect"] if it["expect"] != "none" else f"thread:{it['url'].split('#')[0]}")
             sample.append((n, it["file"], label, p))
-            as_reports[n] = store.Report(number=n, title=it["file"], state="open", url=it["url"],
-                                         errors=[p.__dict__])  # grouped by its primary line, as a report is
+            as_reports[n] = store.Report(
+                number=n, title=it["file"], state="open", url=it["url"], errors=[p.__dict__]
+            )  # grouped by its primary line, as a report is
     cluster_of = {}
     for c in index.build(as_reports):
         for r in c.issues:
@@ -57,8 +58,10 @@ def main() -> int:
             wrong.append((fa, fb, pa.key))
     precision = tp / (tp + fp) if tp + fp else 1.0
     recall = tp / (tp + fn) if tp + fn else 1.0
-    print(f"labelled pastes with an error line: {len(sample)} of {len(items)}; "
-          f"pairs of one bug: {tp + fn}, pairs clustered together: {tp + fp}")
+    print(
+        f"labelled pastes with an error line: {len(sample)} of {len(items)}; "
+        f"pairs of one bug: {tp + fn}, pairs clustered together: {tp + fp}"
+    )
     print(f"pairwise precision {precision:.3f}, recall {recall:.3f}")
     by_key: dict[str, list] = {}
     for fa, fb, key in wrong:
@@ -73,11 +76,19 @@ def main() -> int:
     took = time.perf_counter() - start
     with_errors = sum(1 for r in reports.values() if r.errors)
     multi = [c for c in clusters if len(c.issues) > 1]
-    print(f"stored reports: {len(reports)} ({with_errors} with error lines, "
-          f"{sum(r.seeded for r in reports.values())} seeded); clusters: {len(clusters)}, "
-          f"{len(multi)} with more than one report; clustered in {took * 1000:.0f} ms")
-    big = {n: store.Report(number=n, title="t", state="open", url="https://x", errors=r.errors)
-           for n, r in ((i, list(reports.values())[i % len(reports)]) for i in range(20_000))} if reports else {}
+    print(
+        f"stored reports: {len(reports)} ({with_errors} with error lines, "
+        f"{sum(r.seeded for r in reports.values())} seeded); clusters: {len(clusters)}, "
+        f"{len(multi)} with more than one report; clustered in {took * 1000:.0f} ms"
+    )
+    big = (
+        {
+            n: store.Report(number=n, title="t", state="open", url="https://x", errors=r.errors)
+            for n, r in ((i, list(reports.values())[i % len(reports)]) for i in range(20_000))
+        }
+        if reports
+        else {}
+    )
     start = time.perf_counter()
     index.build(big)
     print(f"20,000 reports clustered in {time.perf_counter() - start:.2f} s")

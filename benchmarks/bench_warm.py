@@ -61,9 +61,11 @@ def single(record_id: str, version: str, repeat: int, runner: str) -> int:
             verdicts.add(r.verdict.value)
     finally:
         close_pool()
-    print(f"{record_id} on {version}, runner {runner}: first probe (server start) {first.duration_s:.2f} s, "
-          f"then {', '.join(f'{t:.2f}' for t in times)} s; median {sorted(times)[len(times) // 2]:.2f} s; "
-          f"verdicts {sorted(verdicts)} (first: {first.verdict.value})")
+    print(
+        f"{record_id} on {version}, runner {runner}: first probe (server start) {first.duration_s:.2f} s, "
+        f"then {', '.join(f'{t:.2f}' for t in times)} s; median {sorted(times)[len(times) // 2]:.2f} s; "
+        f"verdicts {sorted(verdicts)} (first: {first.verdict.value})"
+    )
     return 0 if verdicts == {first.verdict.value} else 1
 
 
@@ -110,25 +112,29 @@ def main() -> int:
     warm, warm_wall, servers, refused = batch(pairs, backend, args.jobs, True, Lines())
     key = lambda r: (r.record, r.candidate)  # noqa: E731
     cold_by, warm_by = {key(r): r for r in cold}, {key(r): r for r in warm}
-    differ = [(k, cold_by[k].verdict.value, warm_by[k].verdict.value) for k in cold_by
-              if k in warm_by and cold_by[k].verdict != warm_by[k].verdict]
+    differ = [
+        (k, cold_by[k].verdict.value, warm_by[k].verdict.value)
+        for k in cold_by
+        if k in warm_by and cold_by[k].verdict != warm_by[k].verdict
+    ]
     starts = sum(r.start == "warm" for r in warm)
     mean = lambda rs: sum(r.duration_s for r in rs) / max(len(rs), 1)  # noqa: E731
-    print(f"{len(records)} records x {len(cands)} releases = {len(pairs)} probes each way, -j {args.jobs}, "
-          f"runner {backend.name}\n")
+    print(
+        f"{len(records)} records x {len(cands)} releases = {len(pairs)} probes each way, -j {args.jobs}, runner {backend.name}\n"
+    )
     print("| start | wall time | probes a minute | mean probe | verdicts equal to cold |")
     print("|---|---:|---:|---:|---:|")
     if cold:
         print(f"| cold | {cold_wall:.0f} s | {len(cold) / cold_wall * 60:.1f} | {mean(cold):.2f} s | - |")
-    print(f"| warm ({starts} of {len(warm)} forked) | {warm_wall:.0f} s | {len(warm) / warm_wall * 60:.1f} | "
-          f"{mean(warm):.2f} s | {f'{len(warm) - len(differ)} of {len(warm)}' if cold else 'not compared'} |")
+    print(
+        f"| warm ({starts} of {len(warm)} forked) | {warm_wall:.0f} s | {len(warm) / warm_wall * 60:.1f} | "
+        f"{mean(warm):.2f} s | {f'{len(warm) - len(differ)} of {len(warm)}' if cold else 'not compared'} |"
+    )
     median = lambda xs: sorted(xs)[len(xs) // 2] if xs else 0.0  # noqa: E731
-    print(f"\nwarm servers started: {servers} for {len({(r.id, c.label) for r, c in pairs})} probes on "
-          f"{len(specs)} environments")
+    print(f"\nwarm servers started: {servers} for {len({(r.id, c.label) for r, c in pairs})} probes on {len(specs)} environments")
     for (_, prefix), why in sorted(refused.items()):
         print(f"  environment {Path(prefix).parent.name} has a server of its own: {why}")
-    print(f"\nmedian probe: cold {median([r.duration_s for r in cold]):.2f} s, "
-          f"warm {median([r.duration_s for r in warm]):.2f} s")
+    print(f"\nmedian probe: cold {median([r.duration_s for r in cold]):.2f} s, warm {median([r.duration_s for r in warm]):.2f} s")
     for rid, cand in (("fsdpv2-scalar-param-unhashable-list", "2.7.0"),):
         if (rid, cand) in cold_by and (rid, cand) in warm_by:
             print(f"{rid} on {cand}: cold {cold_by[rid, cand].duration_s:.2f} s, warm {warm_by[rid, cand].duration_s:.2f} s")

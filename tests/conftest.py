@@ -43,8 +43,18 @@ def wheelhouse(tmp_path_factory) -> Path:
     """Fake releases: bug absent in 2.1-2.3 (API missing in 2.1), present in 2.4-2.5.1, fixed from 2.6."""
     house = tmp_path_factory.mktemp("wheelhouse")
     behaviour = {
-        "2.1.0": "missing-api", "2.2.0": "none", "2.3.0": "none", "2.4.0": "present", "2.5.0": "present",
-        "2.5.1": "present", "2.6.0": "none", "2.6.1": "none", "2.7.0": "none", "2.8.0": "none", "2.8.1": "none", "2.9.0": "none",
+        "2.1.0": "missing-api",
+        "2.2.0": "none",
+        "2.3.0": "none",
+        "2.4.0": "present",
+        "2.5.0": "present",
+        "2.5.1": "present",
+        "2.6.0": "none",
+        "2.6.1": "none",
+        "2.7.0": "none",
+        "2.8.0": "none",
+        "2.8.1": "none",
+        "2.9.0": "none",
     }
     torches = {"2.6.1": "2.6.0", "2.8.1": "2.8.0"}
     for version, bug in behaviour.items():

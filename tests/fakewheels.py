@@ -17,7 +17,9 @@ def _digest(data: bytes) -> str:
     return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
 
 
-def build_wheel(dest: Path, name: str, version: str, files: dict[str, str], requires: tuple[str, ...] = (), tag: str = "py3-none-any") -> Path:
+def build_wheel(
+    dest: Path, name: str, version: str, files: dict[str, str], requires: tuple[str, ...] = (), tag: str = "py3-none-any"
+) -> Path:
     """Write ``{name}-{version}-{tag}.whl`` into ``dest`` and return its path."""
     dest.mkdir(parents=True, exist_ok=True)
     dist = name.replace("-", "_")
@@ -42,7 +44,15 @@ def fake_torch(dest: Path, version: str) -> Path:
     return build_wheel(dest, "torch", version, {"torch/__init__.py": f"__version__ = {version!r}\n"})
 
 
-def fake_torch_xla(dest: Path, version: str, *, bug: str = "none", gitrev: str = "0" * 40, torch: str | None = None, extra: dict[str, str] | None = None) -> Path:
+def fake_torch_xla(
+    dest: Path,
+    version: str,
+    *,
+    bug: str = "none",
+    gitrev: str = "0" * 40,
+    torch: str | None = None,
+    extra: dict[str, str] | None = None,
+) -> Path:
     """A torch_xla whose ``BUG`` attribute the fake reproducers read.
 
     ``bug``: "none" | "present" | "missing-api" | "crash" | "hang" | "fork" (what the
@@ -56,7 +66,7 @@ def fake_torch_xla(dest: Path, version: str, *, bug: str = "none", gitrev: str =
     return build_wheel(dest, "torch_xla", version, files, requires)
 
 
-FAKE_REPRODUCER = '''\
+FAKE_REPRODUCER = """\
 import sys, time, os
 try:
     import torch_xla
@@ -77,12 +87,21 @@ if bug == "hang":
 if bug == "abort":
     os.abort()
 sys.exit(0)
-'''
+"""
 
 
-def fake_record(root: Path, record_id: str = "fake-bug", *, timeout: int = 60, env: dict | None = None,
-                signatures: tuple[str, ...] = ("unhashable type: 'list'",), affected: str = ">=2.4,<2.6",
-                fixed_in: str | None = "2.6.0", reproducer: str = FAKE_REPRODUCER, packages: tuple[str, ...] = ()) -> Path:
+def fake_record(
+    root: Path,
+    record_id: str = "fake-bug",
+    *,
+    timeout: int = 60,
+    env: dict | None = None,
+    signatures: tuple[str, ...] = ("unhashable type: 'list'",),
+    affected: str = ">=2.4,<2.6",
+    fixed_in: str | None = "2.6.0",
+    reproducer: str = FAKE_REPRODUCER,
+    packages: tuple[str, ...] = (),
+) -> Path:
     """A schema-valid record plus reproducer under ``root`` (issues/, reproducers/)."""
     import yaml
 
@@ -101,9 +120,17 @@ def fake_record(root: Path, record_id: str = "fake-bug", *, timeout: int = 60, e
         "tags": ["fake", "spmd"],
         "upstream": {"repo": "pytorch/xla", "issues": [1], "fixed_by": [2]},
         "environment": {"hardware": "cpu", "devices": 4, "env": dict(env or {}), "packages": list(packages)},
-        "reproducer": {"path": f"reproducers/{record_id}.py", "fidelity": "exact", "timeout": timeout, "signatures": list(signatures)},
+        "reproducer": {
+            "path": f"reproducers/{record_id}.py",
+            "fidelity": "exact",
+            "timeout": timeout,
+            "signatures": list(signatures),
+        },
         "versions": {"affected": affected, **({"fixed_in": fixed_in} if fixed_in else {})},
     }
     path = root / "issues" / f"{record_id}.yaml"
-    path.write_text("# yaml-language-server: $schema=../src/xlakb/data/record.schema.json\n" + yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
+    path.write_text(
+        "# yaml-language-server: $schema=../src/xlakb/data/record.schema.json\n"
+        + yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
+    )
     return path

@@ -150,8 +150,12 @@ class FakeHistory:
         f1 = self._commit("wip feature", {"torch_xla/feature.py": "X = 1\n"}, self.when(6, 5) - 3600, record=False)
         f2 = self._commit("feature done", {"torch_xla/feature.py": "X = 2\n"}, self.when(6, 10) - 3600, record=False)
         master.checkout()
-        self._commit(f"Merge pull request #{pr} from dev/feature", {"torch_xla/feature.py": "X = 2\n"}, self.when(6),
-                     parents=(self.repo.commit(tip), self.repo.commit(f2)))
+        self._commit(
+            f"Merge pull request #{pr} from dev/feature",
+            {"torch_xla/feature.py": "X = 2\n"},
+            self.when(6),
+            parents=(self.repo.commit(tip), self.repo.commit(f2)),
+        )
         assert f1 != f2
 
     # ---------------------------------------------------------------- queries
@@ -165,8 +169,11 @@ class FakeHistory:
     def package_files(self, i: int) -> dict[str, str]:
         """The torch_xla/*.py files of commit ``i`` (paths relative to the repo)."""
         tree = self.repo.commit(self.sha[i]).tree / "torch_xla"
-        return {item.path: item.data_stream.read().decode() for item in tree.traverse()
-                if item.type == "blob" and item.path.endswith(".py")}
+        return {
+            item.path: item.data_stream.read().decode()
+            for item in tree.traverse()
+            if item.type == "blob" and item.path.endswith(".py")
+        }
 
     def nightly_index(self, day: _dt.date) -> int:
         """The commit the nightly of ``day`` is built from: the last one before that day began (UTC)."""
@@ -260,8 +267,9 @@ class NightlyServer:
         self.httpd.server_close()
 
 
-def publish_nightly(server: NightlyServer, house: Path, day: _dt.date, version: str, wheel_of, *, torch: bool = True,
-                    torch_xla: bool = True) -> None:
+def publish_nightly(
+    server: NightlyServer, house: Path, day: _dt.date, version: str, wheel_of, *, torch: bool = True, torch_xla: bool = True
+) -> None:
     """Build and serve the two nightly wheels of ``day``; ``wheel_of(dest, full_version, tag)`` builds torch_xla."""
     stamp = day.strftime("%Y%m%d")
     full = f"{version}.dev{stamp}"

@@ -35,7 +35,7 @@ def read_answer(stdout: str):
     """The value of the last answer line in ``stdout``, whatever else Ray printed around it."""
     for line in reversed(stdout.splitlines()):
         if line.startswith(ANSWER_MARK):
-            return json.loads(line[len(ANSWER_MARK):])
+            return json.loads(line[len(ANSWER_MARK) :])
     raise ValueError(f"no line starting with {ANSWER_MARK!r} in the output: {stdout[-500:]!r}")
 
 
@@ -67,7 +67,10 @@ class LoopbackCluster:
         self.temp = Path(tempfile.mkdtemp(prefix="xr-", dir="/tmp"))  # short: Ray's socket paths must fit 107 bytes
         self.holder = subprocess.Popen(
             ["unshare", "-n", "--", "sh", "-c", "ip link set lo up && echo ready && exec sleep 100000"],
-            stdout=subprocess.PIPE, start_new_session=True, text=True)
+            stdout=subprocess.PIPE,
+            start_new_session=True,
+            text=True,
+        )
         assert self.holder.stdout is not None and self.holder.stdout.readline().strip() == "ready"
         self.ns = _netns(self.holder.pid)
         self.nodes: list[str] = []
@@ -83,8 +86,13 @@ class LoopbackCluster:
         # reads it at every `ray start`; the namespace needs no token (only loopback, only this test's processes)
         home = self.base / "home"
         home.mkdir(exist_ok=True)
-        env.update(PYTHONPATH=str(REPO / "src"), RAY_USAGE_STATS_ENABLED="0", RAY_TMPDIR=str(self.temp),
-                   HOME=str(home), RAY_AUTH_MODE="disabled")
+        env.update(
+            PYTHONPATH=str(REPO / "src"),
+            RAY_USAGE_STATS_ENABLED="0",
+            RAY_TMPDIR=str(self.temp),
+            HOME=str(home),
+            RAY_AUTH_MODE="disabled",
+        )
         env.update(extra)
         return env
 
@@ -94,26 +102,44 @@ class LoopbackCluster:
     def add_node(self, name: str, num_cpus: int = 1) -> None:
         """``ray start`` a node (the first is the head) with its own xlakb cache; raises when it fails."""
         head = not self.nodes
-        argv = ["ray", "start", "--node-ip-address", "127.0.0.1", "--num-cpus", str(num_cpus),
-                "--object-store-memory", "100000000", "--disable-usage-stats", "--temp-dir", str(self.temp)]
+        argv = [
+            "ray",
+            "start",
+            "--node-ip-address",
+            "127.0.0.1",
+            "--num-cpus",
+            str(num_cpus),
+            "--object-store-memory",
+            "100000000",
+            "--disable-usage-stats",
+            "--temp-dir",
+            str(self.temp),
+        ]
         argv += ["--head", "--port", str(GCS_PORT), "--include-dashboard", "false"] if head else ["--address", self.address]
         cache = self.node_cache(name)
         cache.mkdir(parents=True, exist_ok=True)
-        env = self.env(XLAKB_CACHE_DIR=str(cache), UV_CACHE_DIR=str(self.uv_cache), UV_PYTHON_DOWNLOADS="never",
-                       **self.node_env)
+        env = self.env(XLAKB_CACHE_DIR=str(cache), UV_CACHE_DIR=str(self.uv_cache), UV_PYTHON_DOWNLOADS="never", **self.node_env)
         for name_ in ("XLAKB_ROOT", "XLAKB_CACHE_MAX_SIZE", "RAY_ADDRESS"):
             env.pop(name_, None)
-        r = subprocess.run(self.cmd([sys.executable, "-m", "ray.scripts.scripts", *argv[1:]]), capture_output=True,
-                           text=True, env=env, timeout=120, start_new_session=True)
+        r = subprocess.run(
+            self.cmd([sys.executable, "-m", "ray.scripts.scripts", *argv[1:]]),
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            start_new_session=True,
+        )
         if r.returncode != 0:
             raise RuntimeError(f"ray start of {name} failed:\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
         self.nodes.append(name)
         self.wait_nodes(len(self.nodes))
 
     def alive_nodes(self) -> list[dict]:
-        code = ("import json, ray; ray.init(address=%r, logging_level='ERROR', log_to_driver=False); "  # noqa: UP031
-                "print(%r + json.dumps([{'ip': n['NodeManagerAddress'], 'cpus': n['Resources'].get('CPU', 0)} "
-                "for n in ray.nodes() if n['Alive']]), flush=True)" % (self.address, ANSWER_MARK))
+        code = (
+            "import json, ray; ray.init(address=%r, logging_level='ERROR', log_to_driver=False); "  # noqa: UP031
+            "print(%r + json.dumps([{'ip': n['NodeManagerAddress'], 'cpus': n['Resources'].get('CPU', 0)} "
+            "for n in ray.nodes() if n['Alive']]), flush=True)" % (self.address, ANSWER_MARK)
+        )
         r = subprocess.run(self.cmd([sys.executable, "-c", code]), capture_output=True, text=True, env=self.env(), timeout=60)
         return read_answer(r.stdout) if r.returncode == 0 else []
 

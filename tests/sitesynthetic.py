@@ -17,21 +17,85 @@ from pathlib import Path
 import yaml
 
 RELEASES = [
-    ("2.1.0", "2.1.0"), ("2.2.0", "2.2.0"), ("2.3.0", "2.3.0"), ("2.4.0", "2.4.0"), ("2.5.0", "2.5.0"),
-    ("2.5.1", "2.5.1"), ("2.6.0", "2.6.0"), ("2.6.1", "2.6.0"), ("2.7.0", "2.7.0"), ("2.8.0", "2.8.0"),
-    ("2.8.1", "2.8.0"), ("2.9.0", "2.9.0"),
+    ("2.1.0", "2.1.0"),
+    ("2.2.0", "2.2.0"),
+    ("2.3.0", "2.3.0"),
+    ("2.4.0", "2.4.0"),
+    ("2.5.0", "2.5.0"),
+    ("2.5.1", "2.5.1"),
+    ("2.6.0", "2.6.0"),
+    ("2.6.1", "2.6.0"),
+    ("2.7.0", "2.7.0"),
+    ("2.8.0", "2.8.0"),
+    ("2.8.1", "2.8.0"),
+    ("2.9.0", "2.9.0"),
 ]
 
 COPY = ("mkdocs.yml", "site", "issues", "limitations", "reproducers", "bisect", "upstream", "mined")
 
-_EN_WORDS = ("tensor", "graph", "compile", "cache", "device", "buffer", "sharding", "mesh", "optimizer",
-             "gradient", "checkpoint", "dataloader", "collective", "allreduce", "profiler", "dynamo",
-             "autocast", "bfloat16", "lowering", "runtime", "replica", "barrier", "layout", "padding")
-_ZH_WORDS = ("张量", "计算图", "编译", "缓存", "设备", "缓冲区", "优化器", "梯度", "检查点", "数据加载",
-             "集合通信", "性能分析", "混合精度", "降级", "运行时", "副本", "屏障", "布局", "填充", "内存")
+_EN_WORDS = (
+    "tensor",
+    "graph",
+    "compile",
+    "cache",
+    "device",
+    "buffer",
+    "sharding",
+    "mesh",
+    "optimizer",
+    "gradient",
+    "checkpoint",
+    "dataloader",
+    "collective",
+    "allreduce",
+    "profiler",
+    "dynamo",
+    "autocast",
+    "bfloat16",
+    "lowering",
+    "runtime",
+    "replica",
+    "barrier",
+    "layout",
+    "padding",
+)
+_ZH_WORDS = (
+    "张量",
+    "计算图",
+    "编译",
+    "缓存",
+    "设备",
+    "缓冲区",
+    "优化器",
+    "梯度",
+    "检查点",
+    "数据加载",
+    "集合通信",
+    "性能分析",
+    "混合精度",
+    "降级",
+    "运行时",
+    "副本",
+    "屏障",
+    "布局",
+    "填充",
+    "内存",
+)
 _COMPONENTS = ("spmd", "fsdp", "dynamo", "pjrt", "lowering", "runtime", "dataloader", "profiler")
-_TAGS = ("crash", "wrong-result", "hang", "memory", "performance", "tpu", "gpu", "cpu", "sharding",
-         "compile", "checkpoint", "distributed")
+_TAGS = (
+    "crash",
+    "wrong-result",
+    "hang",
+    "memory",
+    "performance",
+    "tpu",
+    "gpu",
+    "cpu",
+    "sharding",
+    "compile",
+    "checkpoint",
+    "distributed",
+)
 _STATUSES = ("open", "fixed", "regressed", "workaround-only", "wontfix")
 
 REPRODUCER = '''"""Synthetic reproducer for {id} (a site test fixture; it is never run).
@@ -144,11 +208,25 @@ def write_record(root: Path, data: dict, source: str | None = None) -> Path:
     return path
 
 
-def record(rid: str, *, title_en: str, title_zh: str, summary_en: str, summary_zh: str,
-           symptoms_en: list[str], symptoms_zh: list[str], signature: str, status: str = "fixed",
-           component: str = "spmd", tags: list[str] | None = None, affected: str = ">=2.4,<2.6",
-           fixed_in: str | None = "2.6.0", env: dict | None = None, issue: int = 8000,
-           proxy: bool = False) -> dict:
+def record(
+    rid: str,
+    *,
+    title_en: str,
+    title_zh: str,
+    summary_en: str,
+    summary_zh: str,
+    symptoms_en: list[str],
+    symptoms_zh: list[str],
+    signature: str,
+    status: str = "fixed",
+    component: str = "spmd",
+    tags: list[str] | None = None,
+    affected: str = ">=2.4,<2.6",
+    fixed_in: str | None = "2.6.0",
+    env: dict | None = None,
+    issue: int = 8000,
+    proxy: bool = False,
+) -> dict:
     data = {
         "id": rid,
         "title": {"en": title_en, "zh": title_zh},
@@ -162,8 +240,7 @@ def record(rid: str, *, title_en: str, title_zh: str, summary_en: str, summary_z
         "signatures": [signature],
         "upstream": {"repo": "pytorch/xla", "issues": [issue], "fixed_by": [issue + 91] if fixed_in else []},
         "environment": {"hardware": "cpu", "devices": 4, "env": env or {}, "packages": ["numpy"]},
-        "reproducer": {"path": f"reproducers/{rid}.py", "fidelity": "exact", "timeout": 300,
-                       "signatures": [signature]},
+        "reproducer": {"path": f"reproducers/{rid}.py", "fidelity": "exact", "timeout": 300, "signatures": [signature]},
         "versions": {"affected": affected},
     }
     if proxy:
@@ -217,8 +294,12 @@ def stand_in_records() -> list[dict]:
             summary_zh="用 SPMD 的 FSDPv2 包装含有零维参数的模块时抛出 TypeError。",
             symptoms_en=["TypeError: unhashable type: 'list' from Mesh.get_op_sharding"],
             symptoms_zh=["Mesh.get_op_sharding 抛出 TypeError: unhashable type: 'list'"],
-            signature="TypeError: unhashable type: 'list'", component="fsdp", tags=["fsdpv2", "spmd"],
-            affected=">=2.4,<2.6", fixed_in="2.6.0", issue=8522,
+            signature="TypeError: unhashable type: 'list'",
+            component="fsdp",
+            tags=["fsdpv2", "spmd"],
+            affected=">=2.4,<2.6",
+            fixed_in="2.6.0",
+            issue=8522,
         ),
         record(
             "fsdpv2-nofunc-has-sharding",
@@ -228,9 +309,14 @@ def stand_in_records() -> list[dict]:
             summary_zh="设置 XLA_DISABLE_FUNCTIONALIZATION=1 后分片参数变成了复制，检查失败。",
             symptoms_en=["Check failed: has_sharding()"],
             symptoms_zh=["检查失败：Check failed: has_sharding()"],
-            signature=r"Check failed: has_sharding\(\)", status="open", component="spmd",
-            tags=["fsdpv2", "functionalization"], affected=">=2.5", fixed_in=None,
-            env={"XLA_DISABLE_FUNCTIONALIZATION": "1"}, issue=8607,
+            signature=r"Check failed: has_sharding\(\)",
+            status="open",
+            component="spmd",
+            tags=["fsdpv2", "functionalization"],
+            affected=">=2.5",
+            fixed_in=None,
+            env={"XLA_DISABLE_FUNCTIONALIZATION": "1"},
+            issue=8607,
         ),
         record(
             "dtensor-parallelize-module-functional-assert",
@@ -240,8 +326,13 @@ def stand_in_records() -> list[dict]:
             summary_zh="parallelize_module 因 isFunctionalTensor 断言失败；逐个参数调用 distribute_tensor 可以规避。",
             symptoms_en=["isFunctionalTensor INTERNAL ASSERT FAILED"],
             symptoms_zh=["isFunctionalTensor 内部断言失败"],
-            signature="isFunctionalTensor", status="workaround-only", component="dtensor",
-            tags=["dtensor", "tensor-parallel"], affected=">=2.5", fixed_in=None, issue=8534,
+            signature="isFunctionalTensor",
+            status="workaround-only",
+            component="dtensor",
+            tags=["dtensor", "tensor-parallel"],
+            affected=">=2.5",
+            fixed_in=None,
+            issue=8534,
         ),
         record(
             "multislice-megascale-double-discovery",
@@ -251,8 +342,14 @@ def stand_in_records() -> list[dict]:
             summary_zh="在多切片网格上追踪闪存注意力时会再次触发 MegaScale 设备发现。",
             symptoms_en=["MegaScale discovery runs twice while tracing"],
             symptoms_zh=["追踪时 MegaScale 设备发现执行了两次"],
-            signature="discovery ran twice", status="regressed", component="runtime",
-            tags=["multislice", "tpu"], affected=">=2.6,<2.7", fixed_in="2.7.0", issue=8609, proxy=True,
+            signature="discovery ran twice",
+            status="regressed",
+            component="runtime",
+            tags=["multislice", "tpu"],
+            affected=">=2.6,<2.7",
+            fixed_in="2.7.0",
+            issue=8609,
+            proxy=True,
         ),
     ]
 
@@ -265,19 +362,36 @@ def write_matrix(root: Path, data: dict, *, measured_at: str = "2026-11-22T03:04
     for tx, torch in RELEASES:
         c = claim(data, tx)
         verdict = "untestable" if tx == "2.1.0" else ("reproduced" if c else "not-reproduced")
-        results.append({
-            "candidate": tx, "kind": "release", "torch_xla": tx, "torch": torch, "verdict": verdict,
-            "exit_code": {"reproduced": 1, "not-reproduced": 0, "untestable": 125}[verdict],
-            "duration_s": 11.2, "measured_at": measured_at, "env_key": f"fixture-{tx}",
-            "detail": "fixture: exit 1, signature matched" if verdict == "reproduced" else f"fixture: {verdict}",
-        })
+        results.append(
+            {
+                "candidate": tx,
+                "kind": "release",
+                "torch_xla": tx,
+                "torch": torch,
+                "verdict": verdict,
+                "exit_code": {"reproduced": 1, "not-reproduced": 0, "untestable": 125}[verdict],
+                "duration_s": 11.2,
+                "measured_at": measured_at,
+                "env_key": f"fixture-{tx}",
+                "detail": "fixture: exit 1, signature matched" if verdict == "reproduced" else f"fixture: {verdict}",
+            }
+        )
     path = root / "bisect" / data["id"] / "matrix.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({
-        "record": data["id"], "kind": "matrix",
-        "reproducer": {"path": data["reproducer"].get("path", ""), "sha256": "0" * 64},
-        "runner": "uv", "host": {"platform": "fixture"}, "results": results,
-    }, indent=2), "utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "record": data["id"],
+                "kind": "matrix",
+                "reproducer": {"path": data["reproducer"].get("path", ""), "sha256": "0" * 64},
+                "runner": "uv",
+                "host": {"platform": "fixture"},
+                "results": results,
+            },
+            indent=2,
+        ),
+        "utf-8",
+    )
     return path
 
 
@@ -285,20 +399,33 @@ def write_bisect(root: Path, data: dict, source: str = "commits") -> Path:
     """A fixture ``bisect-<source>.json`` with commits and PRs to link to."""
     sha_old, sha_new = "a" * 40, "b" * 40
     report = {
-        "record": data["id"], "kind": "bisect", "source": source, "direction": "fixed",
-        "old_label": "reproduced", "new_label": "not-reproduced",
+        "record": data["id"],
+        "kind": "bisect",
+        "source": source,
+        "direction": "fixed",
+        "old_label": "reproduced",
+        "new_label": "not-reproduced",
         "range": {"first": "2.5.1", "last": "2.6.0", "count": 42},
-        "last_old": {"label": sha_old[:12], "kind": "commit",
-                     "meta": {"sha": sha_old, "pr": 8600, "date": "2025-01-20"}},
-        "first_new": {"label": sha_new[:12], "kind": "commit",
-                      "meta": {"sha": sha_new, "pr": 8613, "url": f"https://github.com/pytorch/xla/commit/{sha_new}",
-                               "pr_url": "https://github.com/pytorch/xla/pull/8613", "date": "2025-01-22"}},
+        "last_old": {"label": sha_old[:12], "kind": "commit", "meta": {"sha": sha_old, "pr": 8600, "date": "2025-01-20"}},
+        "first_new": {
+            "label": sha_new[:12],
+            "kind": "commit",
+            "meta": {
+                "sha": sha_new,
+                "pr": 8613,
+                "url": f"https://github.com/pytorch/xla/commit/{sha_new}",
+                "pr_url": "https://github.com/pytorch/xla/pull/8613",
+                "date": "2025-01-22",
+            },
+        },
         "exact": False,
-        "between": [{"sha": "c" * 40, "subject": "Fix partition spec of scalars <fixture>", "pr": 8613,
-                     "python_only": True}],
-        "confidence": "high", "confidence_reasons": ["both ends verified (fixture)"],
-        "probes": [{"candidate": "2.5.1", "verdict": "reproduced", "duration_s": 10.0},
-                   {"candidate": "2.6.0", "verdict": "not-reproduced", "duration_s": 9.0}],
+        "between": [{"sha": "c" * 40, "subject": "Fix partition spec of scalars <fixture>", "pr": 8613, "python_only": True}],
+        "confidence": "high",
+        "confidence_reasons": ["both ends verified (fixture)"],
+        "probes": [
+            {"candidate": "2.5.1", "verdict": "reproduced", "duration_s": 10.0},
+            {"candidate": "2.6.0", "verdict": "not-reproduced", "duration_s": 9.0},
+        ],
         "command": f"xlakb bisect {data['id']} --source {source}",
         "measured_at": "2026-11-22T04:05:06Z",
     }

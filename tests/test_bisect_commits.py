@@ -48,8 +48,20 @@ def cli(kb, *args, check=True):
 
 
 def commit_args(hist, house, record="fake-bug", *bases):
-    return [record, "--source", "commits", "--repo", str(hist.path), *[a for b in (bases or ("2.5.1", "2.6.0")) for a in ("--base", b)],
-            "--runner", "uv", "--find-links", str(house), "--index-url", "none"]
+    return [
+        record,
+        "--source",
+        "commits",
+        "--repo",
+        str(hist.path),
+        *[a for b in (bases or ("2.5.1", "2.6.0")) for a in ("--base", b)],
+        "--runner",
+        "uv",
+        "--find-links",
+        str(house),
+        "--index-url",
+        "none",
+    ]
 
 
 def report(kb, record="fake-bug"):
@@ -81,16 +93,26 @@ def test_cli_names_the_introducing_and_the_fixing_commit(kb, xla):
     r = cli(kb, *commit_args(hist, house), "--start", "#108", "--end", "#120")
     assert f"The change (introduced) is in {hist.label(CULPRIT)}: {hist.label(CULPRIT - 1)} is not-reproduced" in r.stdout
     assert "Culprit: Cache sharding specs by list (#112) https://github.com/pytorch/xla/pull/112" in r.stdout
-    assert f"2.5.1 was built from {hist.sha[BASE_OLD][:12]}" in r.stderr and f"2.6.0 was built from {hist.sha[BASE_NEW][:12]}" in r.stderr
+    assert (
+        f"2.5.1 was built from {hist.sha[BASE_OLD][:12]}" in r.stderr
+        and f"2.6.0 was built from {hist.sha[BASE_NEW][:12]}" in r.stderr
+    )
     data = report(kb)
     assert data["direction"] == "introduced" and data["exact"] and data["range"]["count"] == 13
     assert data["first_new"]["meta"]["sha"] == hist.sha[CULPRIT] and data["first_new"]["meta"]["pr"] == 112
     assert data["first_new"]["meta"]["python_only"] is True and data["first_new"]["meta"]["base"] == "2.5.1"
     assert data["last_old"]["meta"]["sha"] == hist.sha[CULPRIT - 1]
-    assert data["between"] == [{
-        "sha": hist.sha[CULPRIT], "subject": "Cache sharding specs by list (#112)", "pr": 112,
-        "url": f"https://github.com/pytorch/xla/commit/{hist.sha[CULPRIT]}", "pr_url": "https://github.com/pytorch/xla/pull/112",
-        "date": "2024-11-07T10:00:00+00:00", "python_only": True}]
+    assert data["between"] == [
+        {
+            "sha": hist.sha[CULPRIT],
+            "subject": "Cache sharding specs by list (#112)",
+            "pr": 112,
+            "url": f"https://github.com/pytorch/xla/commit/{hist.sha[CULPRIT]}",
+            "pr_url": "https://github.com/pytorch/xla/pull/112",
+            "date": "2024-11-07T10:00:00+00:00",
+            "python_only": True,
+        }
+    ]
     assert data["confidence"] == "high", data["confidence_reasons"]
     assert data["probes_run"] == len(data["probes"]) <= bound(13)
     # each commit ran over its nearest base: before the native change 2.5.1, from it on 2.6.0
@@ -128,16 +150,19 @@ def test_overlay_wins_over_the_installed_package(kb, xla):
     rec = load_record(kb, "fake-bug")
     options = Options(find_links=(str(house),), index_url="none")
     backend = UvBackend()
-    resolver = CommitSource(Context(rec, backend, progress=RecordingProgress(), options=options), hist.path,
-                            [release("2.5.1"), release("2.6.0")])
+    resolver = CommitSource(
+        Context(rec, backend, progress=RecordingProgress(), options=options), hist.path, [release("2.5.1"), release("2.6.0")]
+    )
     culprit = next(c for c in list_commits(hist.path, "#111", "#113") if c.meta["pr"] == 112)
     real = resolver.resolve(culprit)
     assert (real.torch_xla, real.meta["base"], real.meta["native_difference_count"]) == ("2.5.1", "2.5.1", 0)
     prepared = backend.ensure(env_spec(rec, real, find_links=options.find_links, index_url="none"), RecordingProgress())
     probe_script = kb / "where.py"
-    probe_script.write_text("import torch_xla, torch_xla.feature, os\n"
-                            "print(torch_xla.__file__, torch_xla.BUG, torch_xla.__xla_gitrev__)\n"
-                            "print(sorted(os.listdir(os.path.dirname(torch_xla.__file__))))\n")
+    probe_script.write_text(
+        "import torch_xla, torch_xla.feature, os\n"
+        "print(torch_xla.__file__, torch_xla.BUG, torch_xla.__xla_gitrev__)\n"
+        "print(sorted(os.listdir(os.path.dirname(torch_xla.__file__))))\n"
+    )
     out = backend.run(prepared, probe_script, env={"PATH": "/usr/bin:/bin"}, timeout=60, log_path=kb / "where.log")
     assert out.exit_code == 0, out.output
     first, listing = out.output.strip().splitlines()[-2:]
@@ -189,11 +214,15 @@ def test_inexact_answer_lists_the_commits_in_between(kb, xla):
     fake_record(kb, "fake-bug2", reproducer=FAKE_REPRODUCER.replace("torch_xla.BUG", "torch_xla.BUG2"))
     r = cli(kb, *commit_args(hist, house, "fake-bug2"), "--start", "#110", "--end", "#125", "--no-prepare")
     data = report(kb, "fake-bug2")
-    assert not data["exact"] and data["last_old"]["label"] == hist.label(15) and data["first_new"]["label"] == hist.label(CULPRIT2)
+    assert (
+        not data["exact"] and data["last_old"]["label"] == hist.label(15) and data["first_new"]["label"] == hist.label(CULPRIT2)
+    )
     assert data["unknown"] == [hist.label(16), hist.label(NATIVE)]
     assert [(c["pr"], c["python_only"], c["pr_url"]) for c in data["between"]] == [
-        (116, True, "https://github.com/pytorch/xla/pull/116"), (117, False, "https://github.com/pytorch/xla/pull/117"),
-        (118, True, "https://github.com/pytorch/xla/pull/118")]
+        (116, True, "https://github.com/pytorch/xla/pull/116"),
+        (117, False, "https://github.com/pytorch/xla/pull/117"),
+        (118, True, "https://github.com/pytorch/xla/pull/118"),
+    ]
     assert data["confidence"] != "high" and "untestable" in " ".join(data["confidence_reasons"])
     assert f"{hist.sha[NATIVE][:10]} #117 Speed up the C++ lowering (#117)  [native]" in r.stdout
     assert "lies between" in r.stdout and "Commits in range: 3" in r.stdout

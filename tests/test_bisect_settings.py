@@ -11,7 +11,7 @@ from pathlib import Path
 
 from fakewheels import fake_record
 
-SETTINGS_REPRODUCER = '''\
+SETTINGS_REPRODUCER = """\
 import os, sys
 try:
     import torch_xla
@@ -22,7 +22,7 @@ if torch_xla.BUG == "present" and os.environ.get("FAKE_A") == "1" and "--xla_two
     print("TypeError: unhashable type: 'list'"); sys.exit(1)
 print("fine with", sorted(k for k in os.environ if k.startswith(("FAKE", "XLA", "PT_"))))
 sys.exit(0)
-'''
+"""
 
 JOB = """\
 # copied from a user's job
@@ -39,8 +39,25 @@ FAKE_E="{long}"
 
 
 def bisect(kb, house, *args):
-    cmd = [sys.executable, "-m", "xlakb", "--root", str(kb), "bisect", "fake-bug", "--source", "settings", "--runner", "uv",
-           "--find-links", str(house), "--index-url", "none", "--no-prepare", *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "xlakb",
+        "--root",
+        str(kb),
+        "bisect",
+        "fake-bug",
+        "--source",
+        "settings",
+        "--runner",
+        "uv",
+        "--find-links",
+        str(house),
+        "--index-url",
+        "none",
+        "--no-prepare",
+        *args,
+    ]
     return subprocess.run(cmd, capture_output=True, text=True)
 
 
@@ -89,7 +106,9 @@ def test_a_bug_needing_no_setting_and_a_configuration_that_does_not_fail(kb, whe
     assert "shows with none of the 2 settings" in r.stdout and report(kb)["minimal"] == []
     fixed = bisect(kb, wheelhouse, "--setting", "FAKE_A=1", "--torch-xla", "2.6.0")
     assert fixed.returncode == 1
-    assert "the failing configuration does not fail: on 2.6.0 with all 1 settings the reproducer says not-reproduced" in fixed.stderr
+    assert (
+        "the failing configuration does not fail: on 2.6.0 with all 1 settings the reproducer says not-reproduced" in fixed.stderr
+    )
 
 
 def test_bad_input_names_the_line_or_option(kb, wheelhouse):

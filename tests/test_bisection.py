@@ -40,7 +40,11 @@ def test_finds_introducing_and_fixing_release(kb, wheelhouse):
     fake_record(kb)
     eng = engine(kb, wheelhouse)
     report = eng.run(releases_between("2.2.0", "2.5.1"), source="releases")
-    assert (report.direction, report.last_old_candidate.label, report.first_new_candidate.label) == ("introduced", "2.3.0", "2.4.0")
+    assert (report.direction, report.last_old_candidate.label, report.first_new_candidate.label) == (
+        "introduced",
+        "2.3.0",
+        "2.4.0",
+    )
     assert report.exact and report.confidence == "high"
     report = engine(kb, wheelhouse).run(releases_between("2.4.0", "2.9.0"), source="releases")
     assert (report.direction, report.last_old_candidate.label, report.first_new_candidate.label) == ("fixed", "2.5.1", "2.6.0")
@@ -97,14 +101,14 @@ def test_flaky_reproducer_is_reported_not_counted(kb, tmp_path):
     for v in ("2.5.1", "2.6.0", "2.6.1", "2.7.0"):
         fake_torch_xla(house, v, bug="present" if v == "2.5.1" else "none")
         fake_torch(house, {"2.6.1": "2.6.0"}.get(v, v))
-    flaky = '''import os, sys, torch_xla
+    flaky = """import os, sys, torch_xla
 counter = os.path.join(os.environ["TMPDIR"], "flaky-count")
 n = int(open(counter).read()) if os.path.exists(counter) else 0
 open(counter, "w").write(str(n + 1))
 if torch_xla.BUG == "present" or (torch_xla.__version__ == "2.6.0" and n % 2 == 0):
     print("TypeError: unhashable type: 'list'"); sys.exit(1)
 sys.exit(0)
-'''
+"""
     fake_record(kb, reproducer=flaky)
     os.environ["TMPDIR"] = str(tmp_path)
     try:
@@ -146,7 +150,7 @@ def probe(self, cand):
         import time; time.sleep(120)
     return res
 b.Engine.probe = probe
-eng = Engine(load_record(Path({str(kb)!r}), "fake-bug"), UvBackend(), cache=VerdictCache(Path({str(tmp_path / 'vc')!r})),
+eng = Engine(load_record(Path({str(kb)!r}), "fake-bug"), UvBackend(), cache=VerdictCache(Path({str(tmp_path / "vc")!r})),
              options=Options(find_links=({str(wheelhouse)!r},), index_url="none", prepare_ahead=False))
 eng.run(releases_between("2.4.0", "2.9.0"), source="releases")
 """
@@ -155,9 +159,13 @@ eng.run(releases_between("2.4.0", "2.9.0"), source="releases")
     child.send_signal(signal.SIGKILL)
     child.wait()
     # the third probe finished (and was saved) before the pause; a fresh verdict cache proves the state file did the work
-    eng = Engine(load_record(kb, "fake-bug"), UvBackend(), cache=VerdictCache(tmp_path / "other-vc"),
-                 progress=RecordingProgress(),
-                 options=Options(find_links=(str(wheelhouse),), index_url="none", prepare_ahead=False))
+    eng = Engine(
+        load_record(kb, "fake-bug"),
+        UvBackend(),
+        cache=VerdictCache(tmp_path / "other-vc"),
+        progress=RecordingProgress(),
+        options=Options(find_links=(str(wheelhouse),), index_url="none", prepare_ahead=False),
+    )
     report = eng.run(releases_between("2.4.0", "2.9.0"), source="releases")
     assert any(e[0] == "info" and e[1].startswith("resuming: 3 probe(s)") for e in eng.progress.events), eng.progress.events
     newly = [p.candidate for p in report.probes if not p.cached]
@@ -172,16 +180,51 @@ eng.run(releases_between("2.4.0", "2.9.0"), source="releases")
 
 def test_cli_bisect_writes_report(kb, wheelhouse):
     fake_record(kb)
-    r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "bisect", "fake-bug", "--start", "2.4.0",
-                        "--runner", "uv", "--find-links", str(wheelhouse), "--index-url", "none"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "xlakb",
+            "--root",
+            str(kb),
+            "bisect",
+            "fake-bug",
+            "--start",
+            "2.4.0",
+            "--runner",
+            "uv",
+            "--find-links",
+            str(wheelhouse),
+            "--index-url",
+            "none",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     assert "The change (fixed) is in 2.6.0: 2.5.1 is reproduced, 2.6.0 is not-reproduced." in r.stdout
     assert "candidate(s) left" in r.stderr and "step(s)" in r.stderr
     data = json.loads(next((kb / "bisect" / "fake-bug").glob("bisect-releases-*.json")).read_text())
     assert data["direction"] == "fixed" and data["command"].startswith("xlakb ")
-    bad = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "bisect", "fake-bug", "--start", "2.7.0", "--end", "2.6.0",
-                          "--runner", "uv"], capture_output=True, text=True)
+    bad = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "xlakb",
+            "--root",
+            str(kb),
+            "bisect",
+            "fake-bug",
+            "--start",
+            "2.7.0",
+            "--end",
+            "2.6.0",
+            "--runner",
+            "uv",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert bad.returncode == 1 and "is after its end" in bad.stderr
 
 
@@ -198,15 +241,38 @@ def _house(tmp_path, behaviour):
 
 
 def _bisect_cli(kb, house, *extra):
-    return subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "bisect", "fake-bug", "--runner", "uv",
-                           "--find-links", str(house), "--index-url", "none", *extra], capture_output=True, text=True)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "xlakb",
+            "--root",
+            str(kb),
+            "bisect",
+            "fake-bug",
+            "--runner",
+            "uv",
+            "--find-links",
+            str(house),
+            "--index-url",
+            "none",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+    )
 
 
 ALL = ["2.1.0", "2.2.0", "2.3.0", "2.4.0", "2.5.0", "2.5.1", "2.6.0", "2.6.1", "2.7.0", "2.8.0", "2.8.1", "2.9.0"]
 
 
-@pytest.mark.parametrize("affected,fixed_in", [(">=2.2,<2.7", "2.7.0"),   # the claim is right
-                                               (">=2.4,<2.6", "2.6.0")])  # the claim is wrong: verified, not trusted
+@pytest.mark.parametrize(
+    "affected,fixed_in",
+    [
+        (">=2.2,<2.7", "2.7.0"),  # the claim is right
+        (">=2.4,<2.6", "2.6.0"),
+    ],
+)  # the claim is wrong: verified, not trusted
 def test_no_range_starts_at_the_oldest_release_that_runs(kb, tmp_path, affected, fixed_in):
     """No --start/--end: 2.1.0 lacks the API (untestable), so the start moves to 2.2.0 and the report says so."""
     house = _house(tmp_path, {v: ("missing-api" if v == "2.1.0" else "present" if v < "2.7" else "none") for v in ALL})
@@ -222,7 +288,9 @@ def test_no_range_starts_at_the_oldest_release_that_runs(kb, tmp_path, affected,
 
 
 def test_no_range_newest_untestable_moves_the_end_back(kb, tmp_path):
-    house = _house(tmp_path, {**{v: ("present" if v < "2.6" else "none") for v in ALL}, "2.9.0": "missing-api", "2.8.1": "missing-api"})
+    house = _house(
+        tmp_path, {**{v: ("present" if v < "2.6" else "none") for v in ALL}, "2.9.0": "missing-api", "2.8.1": "missing-api"}
+    )
     fake_record(kb, affected=">=2.1,<2.6", fixed_in="2.6.0")
     r = _bisect_cli(kb, house)
     assert r.returncode == 0, r.stderr
@@ -239,7 +307,10 @@ def test_no_range_window_gives_both_changes(kb, wheelhouse):
     assert "The change (introduced) is in 2.4.0: 2.3.0 is not-reproduced, 2.4.0 is reproduced." in r.stdout
     assert "The change (fixed) is in 2.6.0: 2.5.1 is reproduced, 2.6.0 is not-reproduced." in r.stdout
     assert "2.2.0 and 2.9.0 are both not-reproduced; 2.5.0 is reproduced, so the bug came and went between them." in r.stdout
-    assert {p.name for p in (kb / "bisect" / "fake-bug").iterdir()} == {"bisect-releases-introduced.json", "bisect-releases-fixed.json"}
+    assert {p.name for p in (kb / "bisect" / "fake-bug").iterdir()} == {
+        "bisect-releases-introduced.json",
+        "bisect-releases-fixed.json",
+    }
     only = _bisect_cli(kb, wheelhouse, "--direction", "fixed", "--no-save")
     assert only.returncode == 0 and "(fixed) is in 2.6.0" in only.stdout and "(introduced)" not in only.stdout
 

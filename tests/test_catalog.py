@@ -13,7 +13,7 @@ from fakewheels import build_wheel
 from xlakb import catalog
 from xlakb.catalog import PLACEHOLDER, Catalog, CatalogError, Entry, extract_cpp, extract_python, template_pattern
 
-BRIDGE = '''\
+BRIDGE = """\
 #include "torch_xla/csrc/aten_xla_bridge.h"
 namespace torch_xla {
 namespace bridge {
@@ -34,9 +34,9 @@ XLATensorPtr Lower(const XLATensorPtr& input, int64_t dim) {
   return input;
 }
 }  // namespace torch_xla
-'''
+"""
 
-HEADER = '''\
+HEADER = """\
 class PjRtData : public Data {
  public:
   Handle GetHandle() override {
@@ -46,9 +46,9 @@ class PjRtData : public Data {
     return reinterpret_cast<std::uintptr_t>(buffer.get());
   };
 };
-'''
+"""
 
-PYTHON = '''\
+PYTHON = """\
 import warnings
 
 
@@ -62,7 +62,7 @@ class Mesh:
 
 def mark_sharding(t):
     raise RuntimeError("Cannot mark sharding on a tensor that is already sharded: %s" % t)
-'''
+"""
 
 
 # -- extraction -------------------------------------------------------------------------------------
@@ -93,17 +93,30 @@ def test_python_raise_warn_assert_with_placeholders():
     assert raised.exc == "ValueError" and raised.function == "Mesh.get_op_sharding"
     assert ("warn", "get_op_sharding is deprecated, use get_op_sharding_v2 instead") in entries
     assert entries[("assert", "the partition spec must not be empty here")].exc == "AssertionError"
-    assert entries[("raise", f"Cannot mark sharding on a tensor that is already sharded: {PLACEHOLDER}")].function == "mark_sharding"
+    assert (
+        entries[("raise", f"Cannot mark sharding on a tensor that is already sharded: {PLACEHOLDER}")].function == "mark_sharding"
+    )
 
 
-@pytest.mark.parametrize("template,kind,line,matches", [
-    ("Check failed: xtensor", "check", "RuntimeError: a.cpp:110 : Check failed: xtensor ", True),
-    ("Check failed: xtensor", "check", "Check failed: xtensor->GetXlaData() != nullptr", False),  # another check
-    (f"Partition spec length ({PLACEHOLDER}) should be equal to the mesh rank {PLACEHOLDER}.", "raise",
-     "ValueError: Partition spec length (3) should be equal to the mesh rank 2.", True),
-    (f"Operands to {PLACEHOLDER} must be real-valued floating-point, but got {PLACEHOLDER}", "format",
-     "INVALID_ARGUMENT: Operands to Erf must be real-valued floating-point, but got S64", True),
-])
+@pytest.mark.parametrize(
+    "template,kind,line,matches",
+    [
+        ("Check failed: xtensor", "check", "RuntimeError: a.cpp:110 : Check failed: xtensor ", True),
+        ("Check failed: xtensor", "check", "Check failed: xtensor->GetXlaData() != nullptr", False),  # another check
+        (
+            f"Partition spec length ({PLACEHOLDER}) should be equal to the mesh rank {PLACEHOLDER}.",
+            "raise",
+            "ValueError: Partition spec length (3) should be equal to the mesh rank 2.",
+            True,
+        ),
+        (
+            f"Operands to {PLACEHOLDER} must be real-valued floating-point, but got {PLACEHOLDER}",
+            "format",
+            "INVALID_ARGUMENT: Operands to Erf must be real-valued floating-point, but got S64",
+            True,
+        ),
+    ],
+)
 def test_template_pattern_matches_what_is_printed(template, kind, line, matches):
     import re
 
@@ -111,16 +124,33 @@ def test_template_pattern_matches_what_is_printed(template, kind, line, matches)
 
 
 def test_xla_formats_keep_messages_not_symbols():
-    found = catalog.xla_formats(["Operands to %s must be real-valued floating-point, but got %s",
-                                 "_ZN3xla5ShapeC2Ev", "%s:%d", "--xla_dump_to=%s", "bitcast-convert %s"])
+    found = catalog.xla_formats(
+        [
+            "Operands to %s must be real-valued floating-point, but got %s",
+            "_ZN3xla5ShapeC2Ev",
+            "%s:%d",
+            "--xla_dump_to=%s",
+            "bitcast-convert %s",
+        ]
+    )
     assert found == {f"Operands to {PLACEHOLDER} must be real-valued floating-point, but got {PLACEHOLDER}"}
 
 
 # -- building from wheels and a clone ------------------------------------------------------------------
 def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-                        "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin", "HOME": str(repo)})
+    subprocess.run(
+        ["git", "-C", str(repo), *args],
+        check=True,
+        capture_output=True,
+        env={
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(repo),
+        },
+    )
 
 
 def _xla_repo(tmp_path: Path) -> Path:
@@ -143,9 +173,13 @@ def _xla_repo(tmp_path: Path) -> Path:
 
 def _xla_wheel(house: Path, version: str, strings: list[str]) -> Path:
     blob = b"\x7fELF\x00\x00" + b"\x00".join(s.encode() for s in strings) + b"\x00"
-    path = build_wheel(house, "torch_xla", version, {"torch_xla/distributed/spmd/xla_sharding.py": PYTHON,
-                                                      "torch_xla/__init__.py": ""},
-                       tag="cp311-cp311-manylinux_2_28_x86_64")
+    path = build_wheel(
+        house,
+        "torch_xla",
+        version,
+        {"torch_xla/distributed/spmd/xla_sharding.py": PYTHON, "torch_xla/__init__.py": ""},
+        tag="cp311-cp311-manylinux_2_28_x86_64",
+    )
     with zipfile.ZipFile(path, "a") as zf:
         zf.writestr("_XLAC.cpython-311-x86_64-linux-gnu.so", blob)
     return path
@@ -165,7 +199,10 @@ def test_build_from_wheels_and_tags(tmp_path):
     assert bridge.releases == ("2.1.0", "2.2.0") and bridge.callers == 12 and bridge.generic  # called from 12 places
     header = by[("torch_xla", "Check failed: HasValue()", "PjRtData::GetHandle")]
     assert header.releases == ("2.2.0",) and header.generic  # a check in a header's accessor
-    assert by[("xla", f"Operands to {PLACEHOLDER} must be real-valued floating-point, but got {PLACEHOLDER}", "")].releases == ("2.1.0", "2.2.0")
+    assert by[("xla", f"Operands to {PLACEHOLDER} must be real-valued floating-point, but got {PLACEHOLDER}", "")].releases == (
+        "2.1.0",
+        "2.2.0",
+    )
     assert cat.releases_text(header.releases) == "2.2.0" and cat.releases_text(bridge.releases) == "2.1.0–2.2.0"
     # stored as sorted JSON lines, read back the same
     text = cat.dumps()
@@ -214,13 +251,31 @@ def test_catalog_build_command_writes_the_catalog(tmp_path):
     for v in ("2.1.0", "2.2.0"):
         _xla_wheel(house, v, ["Check failed: xtensor "])
     out = tmp_path / "catalog.jsonl"
-    r = subprocess.run([sys.executable, "-m", "xlakb", "catalog", "build", "--wheels", str(house), "--repo", str(repo),
-                        "--out", str(out)], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "xlakb", "catalog", "build", "--wheels", str(house), "--repo", str(repo), "--out", str(out)],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     assert "[1/2] torch_xla 2.1.0" in r.stderr and f"wrote {out}" in r.stdout and "for torch_xla 2.1.0–2.2.0" in r.stdout
     assert Catalog.loads(out.read_text()).releases == ("2.1.0", "2.2.0")
-    r = subprocess.run([sys.executable, "-m", "xlakb", "catalog", "build", "--wheels", str(tmp_path / "none"), "--repo", str(repo),
-                        "--out", str(out)], capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "xlakb",
+            "catalog",
+            "build",
+            "--wheels",
+            str(tmp_path / "none"),
+            "--repo",
+            str(repo),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 1 and "no torch_xla wheels" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
@@ -233,8 +288,12 @@ def test_triage_with_repo_lists_the_commits_that_touched_a_message_since_the_rel
     _git(repo, "commit", "-q", "-am", "Improve the error message of GetXlaTensor (#9520)")
     paste = "torch_xla==2.2.0\nRuntimeError: torch_xla/csrc/aten_xla_bridge.cpp:110 : Check failed: xtensor \n"
     root = Path(__file__).resolve().parent.parent
-    r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(root), "triage", "-", "--repo", str(repo)],
-                       input=paste, capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "xlakb", "--root", str(root), "triage", "-", "--repo", str(repo)],
+        input=paste,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 1, r.stderr
     assert "Commits that touched this message since v2.2.0" in r.stdout
     assert "Improve the error message of GetXlaTensor (#9520)" in r.stdout and " bridge" not in r.stdout.split("since v2.2.0")[1]

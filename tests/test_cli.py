@@ -117,7 +117,9 @@ def test_find_links_may_be_a_url(kb, wheelhouse):
     try:
         fake_record(kb)
         url = f"http://127.0.0.1:{server.server_address[1]}/"
-        r = xlakb("repro", "fake-bug", "--torch-xla", "2.5.1", "--runner", "uv", "--find-links", url, "--index-url", "none", root=kb)
+        r = xlakb(
+            "repro", "fake-bug", "--torch-xla", "2.5.1", "--runner", "uv", "--find-links", url, "--index-url", "none", root=kb
+        )
         assert r.returncode == 0, r.stderr
         assert "fake-bug on torch_xla 2.5.1: reproduced" in r.stdout
     finally:
@@ -127,8 +129,12 @@ def test_find_links_may_be_a_url(kb, wheelhouse):
 
 def test_repro_unknown_version_and_missing_reproducer(kb):
     fake_record(kb)
-    assert "unknown torch_xla release '2.4.9'" in one_line_error(xlakb("repro", "fake-bug", "--torch-xla", "2.4.9", "--runner", "uv", root=kb))
-    assert "not a version number" in one_line_error(xlakb("repro", "fake-bug", "--torch-xla", "latest", "--runner", "uv", root=kb))
+    assert "unknown torch_xla release '2.4.9'" in one_line_error(
+        xlakb("repro", "fake-bug", "--torch-xla", "2.4.9", "--runner", "uv", root=kb)
+    )
+    assert "not a version number" in one_line_error(
+        xlakb("repro", "fake-bug", "--torch-xla", "latest", "--runner", "uv", root=kb)
+    )
     (kb / "reproducers" / "fake-bug.py").unlink()
     assert "does not exist" in one_line_error(xlakb("repro", "fake-bug", "--torch-xla", "2.5.1", "--runner", "uv", root=kb))
 
@@ -159,7 +165,9 @@ def test_matrix_table_data_and_nothing_lost(kb, wheelhouse):
 
 def test_matrix_default_is_every_known_release(kb, wheelhouse):
     fake_record(kb)
-    r = xlakb("matrix", "fake-bug", "--runner", "uv", "--find-links", str(wheelhouse), "--index-url", "none", "-q", "--no-save", root=kb)
+    r = xlakb(
+        "matrix", "fake-bug", "--runner", "uv", "--find-links", str(wheelhouse), "--index-url", "none", "-q", "--no-save", root=kb
+    )
     from xlakb.candidates.releases import all_releases
 
     rows = [line.split()[0] for line in r.stdout.splitlines() if line[:1].isdigit()]
@@ -174,7 +182,19 @@ def test_matrix_warns_when_measurement_contradicts_claim(kb, wheelhouse):
     data["versions"].pop("fixed_in")
     data["status"] = "open"
     path.write_text(yaml.safe_dump(data, allow_unicode=True))
-    r = xlakb("matrix", "fake-bug", "--versions", "2.6.0", "--runner", "uv", "--find-links", str(wheelhouse), "--index-url", "none", root=kb)
+    r = xlakb(
+        "matrix",
+        "fake-bug",
+        "--versions",
+        "2.6.0",
+        "--runner",
+        "uv",
+        "--find-links",
+        str(wheelhouse),
+        "--index-url",
+        "none",
+        root=kb,
+    )
     assert "warning: fake-bug: versions.affected: claims 2.6.0 affected ('>=2.6'), measured not-reproduced" in r.stderr
     assert "warning: fake-bug: status: is open, but the newest measured release 2.6.0 is not-reproduced" in r.stderr
     assert xlakb("validate", root=kb).returncode == 1  # and validate says so too, from the matrix just written
@@ -204,8 +224,8 @@ def test_matrix_judges_claims_against_the_whole_matrix_not_this_run_alone(kb, wh
 
 #: the fake reproducer, logging each run (its torch_xla version) into $RUNS
 COUNTING_REPRODUCER = FAKE_REPRODUCER.replace(
-    "bug = torch_xla.BUG\n",
-    "bug = torch_xla.BUG\nopen(os.environ['RUNS'], 'a').write(torch_xla.__version__ + '\\n')\n")
+    "bug = torch_xla.BUG\n", "bug = torch_xla.BUG\nopen(os.environ['RUNS'], 'a').write(torch_xla.__version__ + '\\n')\n"
+)
 
 
 def test_fresh_runs_ignore_what_was_cached_and_keep_what_they_measure(kb, wheelhouse, tmp_path):
@@ -248,14 +268,19 @@ def test_fresh_runs_ignore_what_was_cached_and_keep_what_they_measure(kb, wheelh
 def test_triage_file_stdin_and_languages(kb, tmp_path):
     path = fake_record(kb)
     data = yaml.safe_load(path.read_text())
-    data["signatures"] = [{"message": "unhashable type: 'list'"},
-                          {"frame": {"file": r"xla_sharding\.py", "function": "get_op_sharding"}}, {"call": r"mark_sharding\("}]
+    data["signatures"] = [
+        {"message": "unhashable type: 'list'"},
+        {"frame": {"file": r"xla_sharding\.py", "function": "get_op_sharding"}},
+        {"call": r"mark_sharding\("},
+    ]
     path.write_text(yaml.safe_dump(data, allow_unicode=True))
     log = tmp_path / "crash.log"
-    log.write_text("step 1\nTraceback (most recent call last):\n"
-                   '  File "/home/u/train.py", line 3, in <module>\n    xs.mark_sharding(t, mesh, spec)\n'
-                   '  File "/venv/site-packages/torch_xla/distributed/spmd/xla_sharding.py", line 9, in get_op_sharding\n'
-                   "    x = cache[spec]\nTypeError: unhashable type: 'list'\n")
+    log.write_text(
+        "step 1\nTraceback (most recent call last):\n"
+        '  File "/home/u/train.py", line 3, in <module>\n    xs.mark_sharding(t, mesh, spec)\n'
+        '  File "/venv/site-packages/torch_xla/distributed/spmd/xla_sharding.py", line 9, in get_op_sharding\n'
+        "    x = cache[spec]\nTypeError: unhashable type: 'list'\n"
+    )
     r = xlakb("triage", str(log), root=kb)
     assert r.returncode == 0 and "1. fake-bug [fixed]" in r.stdout and "(line 7)" in r.stdout
     assert "Fixed in 2.6.0" in r.stdout and "Upgrade the fake package." in r.stdout
@@ -273,14 +298,27 @@ def test_triage_real_records_on_real_error_strings():
     assert r.returncode == 1 and r.stdout.startswith("no sign of torch_xla")
     r = xlakb("triage", "-", stdin="import torch_xla\nTypeError: unhashable type: 'list'\n", root=REPO)
     assert r.returncode == 1 and "Related records" in r.stdout and "fsdpv2-scalar-param-unhashable-list" in r.stdout
-    r = xlakb("triage", "-", stdin="F0000 external/xla/xla/hlo/ir/hlo_instruction.h:1901] Check failed: has_sharding()\n", root=REPO)
+    r = xlakb(
+        "triage", "-", stdin="F0000 external/xla/xla/hlo/ir/hlo_instruction.h:1901] Check failed: has_sharding()\n", root=REPO
+    )
     assert r.returncode == 1 and "Possible matches" in r.stdout and "1. fsdpv2-nofunc-has-sharding" in r.stdout
-    r = xlakb("triage", "-", stdin="XLA_DISABLE_FUNCTIONALIZATION=1 python train.py\n"
-              "F0000 external/xla/xla/hlo/ir/hlo_instruction.h:1901] Check failed: has_sharding()\n", root=REPO)
+    r = xlakb(
+        "triage",
+        "-",
+        stdin="XLA_DISABLE_FUNCTIONALIZATION=1 python train.py\n"
+        "F0000 external/xla/xla/hlo/ir/hlo_instruction.h:1901] Check failed: has_sharding()\n",
+        root=REPO,
+    )
     assert r.returncode == 0 and "1. fsdpv2-nofunc-has-sharding" in r.stdout and "(strong" in r.stdout
-    r = xlakb("triage", "-", stdin=(
-        '  File "/x/torch_xla/distributed/spmd/xla_sharded_tensor.py", line 169, in __torch_dispatch__\n'
-        "RuntimeError: !at::functionalization::impl::isFunctionalTensor(t) INTERNAL ASSERT FAILED\n"), root=REPO)
+    r = xlakb(
+        "triage",
+        "-",
+        stdin=(
+            '  File "/x/torch_xla/distributed/spmd/xla_sharded_tensor.py", line 169, in __torch_dispatch__\n'
+            "RuntimeError: !at::functionalization::impl::isFunctionalTensor(t) INTERNAL ASSERT FAILED\n"
+        ),
+        root=REPO,
+    )
     assert r.returncode == 0 and "1. dtensor-parallelize-module-functional-assert" in r.stdout
 
 
@@ -321,8 +359,9 @@ def test_drift_regressions_first_then_claims_then_unmeasured(kb):
 
     def write(rows):
         (kb / "bisect" / "fake-bug").mkdir(parents=True, exist_ok=True)
-        (kb / "bisect" / "fake-bug" / "matrix.json").write_text(json.dumps({"results": [
-            {"candidate": v, "kind": "release", "verdict": r} for v, r in rows.items()]}))
+        (kb / "bisect" / "fake-bug" / "matrix.json").write_text(
+            json.dumps({"results": [{"candidate": v, "kind": "release", "verdict": r} for v, r in rows.items()]})
+        )
 
     write(verdicts)
     r = xlakb("drift", root=kb)
@@ -368,11 +407,14 @@ def test_time_left_of_a_batch_counts_the_probes_running_side_by_side():
     assert time_left(10.0, [10.0], 9, 2) == 45.0  # one finished, two at a time: 10 s each, 9 left
 
 
-WORKAROUND_REPRODUCER = FAKE_REPRODUCER.replace('''if bug == "present":
-    print("TypeError: unhashable type: 'list'"); sys.exit(1)''', '''if bug == "present":
+WORKAROUND_REPRODUCER = FAKE_REPRODUCER.replace(
+    """if bug == "present":
+    print("TypeError: unhashable type: 'list'"); sys.exit(1)""",
+    """if bug == "present":
     if "--workaround" in sys.argv and os.environ.get("FAKE_WORKAROUND") == "on" and torch_xla.__version__ != "2.5.1":
         print("workaround holds"); sys.exit(0)  # the fake workaround does not hold on 2.5.1
-    print("TypeError: unhashable type: 'list'"); sys.exit(1)''')
+    print("TypeError: unhashable type: 'list'"); sys.exit(1)""",
+)
 
 
 def test_matrix_measures_a_declared_workaround_beside_the_bug(kb, wheelhouse):
@@ -391,11 +433,21 @@ def test_matrix_measures_a_declared_workaround_beside_the_bug(kb, wheelhouse):
     common = ["--versions", "2.4.0", "2.5.1", "2.6.0", "--runner", "uv", "--find-links", str(wheelhouse), "--index-url", "none"]
     r = xlakb("matrix", "fake-bug", *common, root=kb)
     assert r.returncode == 0, r.stderr
-    assert "its workaround (--workaround FAKE_WORKAROUND=on)" in r.stdout and "written: bisect/fake-bug/workaround.json" in r.stdout
+    assert (
+        "its workaround (--workaround FAKE_WORKAROUND=on)" in r.stdout and "written: bisect/fake-bug/workaround.json" in r.stdout
+    )
     bug = json.loads((kb / "bisect" / "fake-bug" / "matrix.json").read_text())
     held = json.loads((kb / "bisect" / "fake-bug" / "workaround.json").read_text())
-    assert {x["candidate"]: x["verdict"] for x in bug["results"]} == {"2.4.0": "reproduced", "2.5.1": "reproduced", "2.6.0": "not-reproduced"}
-    assert {x["candidate"]: x["verdict"] for x in held["results"]} == {"2.4.0": "not-reproduced", "2.5.1": "reproduced", "2.6.0": "not-reproduced"}
+    assert {x["candidate"]: x["verdict"] for x in bug["results"]} == {
+        "2.4.0": "reproduced",
+        "2.5.1": "reproduced",
+        "2.6.0": "not-reproduced",
+    }
+    assert {x["candidate"]: x["verdict"] for x in held["results"]} == {
+        "2.4.0": "not-reproduced",
+        "2.5.1": "reproduced",
+        "2.6.0": "not-reproduced",
+    }
     assert held["kind"] == "workaround" and all(x["kind"] == "workaround" for x in held["results"])
     from xlakb.results import workaround_holds
 

@@ -58,7 +58,9 @@ class FakeXla:
             cw.set_value("user", "email", "tester@example.com")
         self.sha: dict[str, str] = {}
         self.commit(
-            "c0", "Initial import", "2024-01-01",
+            "c0",
+            "Initial import",
+            "2024-01-01",
             {
                 "torch_xla/__init__.py": "VALUE = 'c0'\nfrom .version import __version__\n",
                 "torch_xla/core/xla_model.py": "def foo():\n    return 1\n",
@@ -69,13 +71,17 @@ class FakeXla:
                 "README.md": "# fake xla\n",
             },
         )
-        self.commit("c1", "Fix foo in xla_model (#101)", "2024-01-02",
-                    {"torch_xla/core/xla_model.py": "def foo():\n    return 2\n"})
-        self.commit("c2", "Speed up tensor (#102)", "2024-01-03",
-                    {"torch_xla/csrc/tensor.cpp": "int tensor() { return 1; }\n"})
+        self.commit(
+            "c1", "Fix foo in xla_model (#101)", "2024-01-02", {"torch_xla/core/xla_model.py": "def foo():\n    return 2\n"}
+        )
+        self.commit("c2", "Speed up tensor (#102)", "2024-01-03", {"torch_xla/csrc/tensor.cpp": "int tensor() { return 1; }\n"})
         self.repo.create_tag("v0.1", ref=self.sha["c2"])
-        self.commit("c3", "Document and test foo (#103)", "2024-01-04",
-                    {"docs/foo.md": "foo\n", "test/test_foo.py": "def test_foo():\n    pass\n"})
+        self.commit(
+            "c3",
+            "Document and test foo (#103)",
+            "2024-01-04",
+            {"docs/foo.md": "foo\n", "test/test_foo.py": "def test_foo():\n    pass\n"},
+        )
         # feature branch merged with a merge commit
         master = self.repo.heads.master
         feature = self.repo.create_head("dev/utils", self.sha["c3"])
@@ -83,25 +89,50 @@ class FakeXla:
         self.commit("f1", "wip utils", "2024-01-04", {"torch_xla/utils.py": "X = 1\n"}, hour=14)
         self.commit("f2", "utils done", "2024-01-04", {"torch_xla/utils.py": "X = 2\n"}, hour=15)
         master.checkout()
-        self.commit("m4", "Merge pull request #104 from dev/utils", "2024-01-05",
-                    {"torch_xla/utils.py": "X = 2\n"},
-                    parents=(self.repo.commit(self.sha["c3"]), self.repo.commit(self.sha["f2"])))
-        self.commit("c5", "Bump build (#105)", "2024-01-06",
-                    {"setup.py": "from setuptools import setup\nsetup(name='torch_xla', version='0.2')\n"})
-        self.commit("c6", "Drop utils (#106)", "2024-01-07",
-                    {"torch_xla/__init__.py": "VALUE = 'c6'\nfrom .version import __version__\n"},
-                    remove=["torch_xla/utils.py"], hour=9)
-        self.commit("c7", 'Revert "Fix foo in xla_model (#101)" (#107)', "2024-01-07",
-                    {"torch_xla/core/xla_model.py": "def foo():\n    return 1\n"}, hour=18)
-        self.commit("c8", "Pin deps (#108)", "2024-01-08",
-                    {".torch_commit": "0123abcd\n",
-                     "torch_xla/__init__.py": "VALUE = 'c8'\nfrom .version import __version__\n"})
+        self.commit(
+            "m4",
+            "Merge pull request #104 from dev/utils",
+            "2024-01-05",
+            {"torch_xla/utils.py": "X = 2\n"},
+            parents=(self.repo.commit(self.sha["c3"]), self.repo.commit(self.sha["f2"])),
+        )
+        self.commit(
+            "c5",
+            "Bump build (#105)",
+            "2024-01-06",
+            {"setup.py": "from setuptools import setup\nsetup(name='torch_xla', version='0.2')\n"},
+        )
+        self.commit(
+            "c6",
+            "Drop utils (#106)",
+            "2024-01-07",
+            {"torch_xla/__init__.py": "VALUE = 'c6'\nfrom .version import __version__\n"},
+            remove=["torch_xla/utils.py"],
+            hour=9,
+        )
+        self.commit(
+            "c7",
+            'Revert "Fix foo in xla_model (#101)" (#107)',
+            "2024-01-07",
+            {"torch_xla/core/xla_model.py": "def foo():\n    return 1\n"},
+            hour=18,
+        )
+        self.commit(
+            "c8",
+            "Pin deps (#108)",
+            "2024-01-08",
+            {".torch_commit": "0123abcd\n", "torch_xla/__init__.py": "VALUE = 'c8'\nfrom .version import __version__\n"},
+        )
         # release branch from c5 with a cherry-pick, tagged
         release = self.repo.create_head("r0.2", self.sha["c5"])
         release.checkout()
-        self.commit("r1", "Drop utils (#106) (cherry-pick)", "2024-01-09",
-                    {"torch_xla/__init__.py": "VALUE = 'c6'\nfrom .version import __version__\n"},
-                    remove=["torch_xla/utils.py"])
+        self.commit(
+            "r1",
+            "Drop utils (#106) (cherry-pick)",
+            "2024-01-09",
+            {"torch_xla/__init__.py": "VALUE = 'c6'\nfrom .version import __version__\n"},
+            remove=["torch_xla/utils.py"],
+        )
         self.repo.create_tag("v0.2", ref=self.sha["r1"])
         # an unmerged side branch from m4
         side = self.repo.create_head("side", self.sha["m4"])
@@ -146,11 +177,11 @@ def test_first_parent_history_skips_merged_branch_commits(fake):
 @pytest.mark.parametrize(
     "start,end,expected",
     [
-        ("v0.1", "#106", ["c2", "c3", "m4", "c5", "c6"]),               # tag .. squash PR
-        ("pr:101", "pr:104", ["c1", "c2", "c3", "m4"]),                  # .. merge-commit PR
+        ("v0.1", "#106", ["c2", "c3", "m4", "c5", "c6"]),  # tag .. squash PR
+        ("pr:101", "pr:104", ["c1", "c2", "c3", "m4"]),  # .. merge-commit PR
         ("2024-01-02", "2024-01-07", ["c1", "c2", "c3", "m4", "c5", "c6", "c7"]),  # dates: last of the day
         ("2024-01-04", "2024-01-05", ["c3", "m4"]),
-        ("2030-01-01", "2030-01-02", None),                              # both dates map to c8: empty
+        ("2030-01-01", "2030-01-02", None),  # both dates map to c8: empty
     ],
 )
 def test_ranges(fake, start, end, expected):
@@ -296,8 +327,18 @@ def test_changed_and_native_paths(fake):
 
 @pytest.mark.parametrize(
     "name,python_only",
-    [("c0", False), ("c1", True), ("c2", False), ("c3", True), ("m4", True), ("c5", False),
-     ("c6", True), ("c7", True), ("c8", False), ("r1", True)],
+    [
+        ("c0", False),
+        ("c1", True),
+        ("c2", False),
+        ("c3", True),
+        ("m4", True),
+        ("c5", False),
+        ("c6", True),
+        ("c7", True),
+        ("c8", False),
+        ("r1", True),
+    ],
 )
 def test_is_python_only(fake, name, python_only):
     assert is_python_only(fake.path, fake.sha[name]) is python_only
@@ -360,21 +401,29 @@ def test_overlay_content(fake, tmp_path):
     repo_commit = fake.repo.commit(fake.sha["m4"])
     assert (pkg / "__init__.py").read_bytes() == (repo_commit.tree / "torch_xla/__init__.py").data_stream.read()
     assert (pkg / "core" / "xla_model.py").read_text() == "def foo():\n    return 2\n"
-    assert (pkg / "utils.py").read_text() == "X = 2\n"                       # added by the commit
-    assert not (pkg / "only_in_wheel.py").exists()                           # .py the commit lacks: gone
+    assert (pkg / "utils.py").read_text() == "X = 2\n"  # added by the commit
+    assert not (pkg / "only_in_wheel.py").exists()  # .py the commit lacks: gone
     assert (pkg / "version.py").read_text().startswith("__version__ = '0.1+fake'")  # generated: kept
     assert not (pkg / "__pycache__").exists()
-    assert not (pkg / "csrc").exists()                                       # no non-.py file from git
+    assert not (pkg / "csrc").exists()  # no non-.py file from git
     so = pkg / "_XLAC.cpython-311-x86_64-linux-gnu.so"
     assert so.read_bytes() == (base / so.name).read_bytes()
-    assert so.stat().st_ino == (base / so.name).stat().st_ino                # hard link, no copy
+    assert so.stat().st_ino == (base / so.name).stat().st_ino  # hard link, no copy
     assert (pkg / "lib" / "libfake.so").read_bytes() == b"\x7fELFlib"
-    assert snapshot(base) == before                                          # the base is untouched
+    assert snapshot(base) == before  # the base is untouched
     # importable from PYTHONPATH
     out = subprocess.run(
-        [sys.executable, "-c", "import torch_xla, torch_xla.utils; print(torch_xla.VALUE, torch_xla.__version__,"
-         " torch_xla.utils.X, torch_xla.__file__)"],
-        env={**os.environ, "PYTHONPATH": str(dest)}, capture_output=True, text=True, cwd=tmp_path, check=True,
+        [
+            sys.executable,
+            "-c",
+            "import torch_xla, torch_xla.utils; print(torch_xla.VALUE, torch_xla.__version__,"
+            " torch_xla.utils.X, torch_xla.__file__)",
+        ],
+        env={**os.environ, "PYTHONPATH": str(dest)},
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
     )
     assert out.stdout.split()[:3] == ["c0", "0.1+fake", "2"]
     assert out.stdout.split()[3] == str(pkg / "__init__.py")
@@ -385,12 +434,12 @@ def test_overlay_replaces_and_reuses(fake, tmp_path):
     dest_dir = tmp_path / "ov" / "x"
     dest = overlay_commit(fake.path, fake.sha["m4"], base, dest_dir)
     ino = (dest / "torch_xla").stat().st_ino
-    again = overlay_commit(fake.path, fake.sha["m4"], base, dest_dir)      # same commit and base: reused
+    again = overlay_commit(fake.path, fake.sha["m4"], base, dest_dir)  # same commit and base: reused
     assert again == dest and (dest / "torch_xla").stat().st_ino == ino
-    overlay_commit(fake.path, fake.sha["c6"], base, dest_dir)               # another commit: rebuilt
+    overlay_commit(fake.path, fake.sha["c6"], base, dest_dir)  # another commit: rebuilt
     assert (dest / "torch_xla" / "__init__.py").read_text().startswith("VALUE = 'c6'")
     assert not (dest / "torch_xla" / "utils.py").exists()
-    assert sorted(p.name for p in dest_dir.parent.iterdir()) == ["x"]      # no temp or old trees left
+    assert sorted(p.name for p in dest_dir.parent.iterdir()) == ["x"]  # no temp or old trees left
 
 
 def test_overlay_failure_leaves_no_half_built_tree(fake, tmp_path):

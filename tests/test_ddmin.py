@@ -28,8 +28,10 @@ def needs(culprits, *, unresolved=frozenset()):
     return test, calls
 
 
-@given(st.integers(1, 24).flatmap(lambda n: st.tuples(st.just(n), st.sets(st.integers(0, n - 1), min_size=1, max_size=min(n, 3)))),
-       st.integers(1, 4))
+@given(
+    st.integers(1, 24).flatmap(lambda n: st.tuples(st.just(n), st.sets(st.integers(0, n - 1), min_size=1, max_size=min(n, 3)))),
+    st.integers(1, 4),
+)
 @settings(max_examples=200, deadline=None)
 def test_finds_exactly_the_culprits_within_the_bound(case, batch):
     n, culprits = case
@@ -52,6 +54,7 @@ def test_batch_size_does_not_change_the_answer(case):
 
 def test_one_minimal_when_several_sets_fail():
     """Either {0, 1} or {2} makes it fail: the answer is one of them, and removing any item of it passes."""
+
     def test(configs):
         return [Trial.FAIL if ({0, 1} <= set(c) or 2 in c) else Trial.PASS for c in configs]
 

@@ -45,8 +45,10 @@ def docker_client():
     try:
         client = connect(timeout=600)
     except XlakbError as err:
-        pytest.skip(f"!!! NO DOCKER DAEMON — the Docker runner tests did NOT run: {err}. "
-                    "Run .ci/setup-docker.sh (CI does) to install and start one.")
+        pytest.skip(
+            f"!!! NO DOCKER DAEMON — the Docker runner tests did NOT run: {err}. "
+            "Run .ci/setup-docker.sh (CI does) to install and start one."
+        )
     return client
 
 
@@ -96,18 +98,22 @@ def _probe(kb: Path, backend, version: str, wheelhouse: Path, record_id: str = "
 
 
 # -- same verdicts as the uv runner ---------------------------------------------------------
-CRASH = FAKE_REPRODUCER.replace('bug = torch_xla.BUG', 'bug = "crash" if torch_xla.BUG == "present" else torch_xla.BUG')
-ABORT = FAKE_REPRODUCER.replace('bug = torch_xla.BUG', 'bug = "abort" if torch_xla.BUG == "present" else torch_xla.BUG')
+CRASH = FAKE_REPRODUCER.replace("bug = torch_xla.BUG", 'bug = "crash" if torch_xla.BUG == "present" else torch_xla.BUG')
+ABORT = FAKE_REPRODUCER.replace("bug = torch_xla.BUG", 'bug = "abort" if torch_xla.BUG == "present" else torch_xla.BUG')
 
 
-@pytest.mark.parametrize("reproducer,version,expected", [
-    (FAKE_REPRODUCER, "2.1.0", Verdict.UNTESTABLE),      # the API is missing in that release
-    (FAKE_REPRODUCER, "2.3.0", Verdict.NOT_REPRODUCED),  # before the bug
-    (FAKE_REPRODUCER, "2.5.1", Verdict.REPRODUCED),
-    (FAKE_REPRODUCER, "2.6.0", Verdict.NOT_REPRODUCED),  # fixed
-    (CRASH, "2.5.1", Verdict.ERROR),                     # exit 1, but an unrelated crash
-    (ABORT, "2.5.1", Verdict.ERROR),                     # killed by a signal
-], ids=["untestable", "before", "reproduced", "fixed", "unrelated-crash", "abort"])
+@pytest.mark.parametrize(
+    "reproducer,version,expected",
+    [
+        (FAKE_REPRODUCER, "2.1.0", Verdict.UNTESTABLE),  # the API is missing in that release
+        (FAKE_REPRODUCER, "2.3.0", Verdict.NOT_REPRODUCED),  # before the bug
+        (FAKE_REPRODUCER, "2.5.1", Verdict.REPRODUCED),
+        (FAKE_REPRODUCER, "2.6.0", Verdict.NOT_REPRODUCED),  # fixed
+        (CRASH, "2.5.1", Verdict.ERROR),  # exit 1, but an unrelated crash
+        (ABORT, "2.5.1", Verdict.ERROR),  # killed by a signal
+    ],
+    ids=["untestable", "before", "reproduced", "fixed", "unrelated-crash", "abort"],
+)
 def test_same_verdict_as_uv(kb, wheelhouse, backend, reproducer, version, expected):
     fake_record(kb, reproducer=reproducer)
     under_uv = _probe(kb, UvBackend(), version, wheelhouse)
@@ -131,7 +137,9 @@ def test_cached_environment_starts_fast(kb, wheelhouse, backend, docker_client):
     assert res.verdict is Verdict.REPRODUCED
     assert not [e for e in second.events if e[0] == "info" and "building" in e[1]]  # nothing rebuilt
     assert elapsed < 5, f"a probe on a cached environment took {elapsed:.1f} s"
-    image = docker_client.images.get(backend.ensure(EnvSpec("3.11", ("torch_xla==2.5.0", "torch==2.5.0"), (str(wheelhouse),), "none")).location)
+    image = docker_client.images.get(
+        backend.ensure(EnvSpec("3.11", ("torch_xla==2.5.0", "torch==2.5.0"), (str(wheelhouse),), "none")).location
+    )
     assert image.labels["xlakb"] == "1" and image.labels["xlakb.kind"] == "env"
     assert image.attrs["Config"]["User"] != "0:0"
     assert res.start == "warm" and [c.labels["xlakb.kind"] for c in _containers(docker_client)] == ["warm"]
@@ -160,7 +168,7 @@ def test_install_failure_is_clear(tmp_path, backend):
 
 
 # -- containment ------------------------------------------------------------------------------
-NETWORK = textwrap.dedent('''\
+NETWORK = textwrap.dedent("""\
     import socket, sys, os
     reached = []
     print("interfaces", sorted(name for _, name in socket.if_nameindex()))
@@ -178,7 +186,7 @@ NETWORK = textwrap.dedent('''\
     if reached:
         print("ESCAPED: network reached:", reached); sys.exit(1)
     sys.exit(0)
-''')
+""")
 
 
 def test_no_network(kb, wheelhouse, backend, docker_client):
@@ -207,7 +215,7 @@ def test_no_network(kb, wheelhouse, backend, docker_client):
     assert "dns failed" in log and "connect to host failed" in log
 
 
-WRITES = textwrap.dedent('''\
+WRITES = textwrap.dedent("""\
     import os, sys
     escaped = []
     print("uid", os.getuid(), "gid", os.getgid())
@@ -230,7 +238,7 @@ WRITES = textwrap.dedent('''\
         escaped.append("running as root")
     if escaped:
         print("ESCAPED:", escaped); sys.exit(1)
-''')
+""")
 
 
 @pytest.fixture(params=["cold", "warm"])
@@ -255,7 +263,7 @@ def test_no_writes_outside_scratch(kb, wheelhouse, backend, start):
     assert script.read_bytes() == before and not (kb / "reproducers" / "new.py").exists()
 
 
-FORK_BOMB = textwrap.dedent('''\
+FORK_BOMB = textwrap.dedent("""\
     import os, time
     told = False
     while True:
@@ -266,7 +274,7 @@ FORK_BOMB = textwrap.dedent('''\
                 print("fork refused:", err.strerror, flush=True)
                 told = True
             time.sleep(0.05)
-''')
+""")
 
 
 def _processes(marker: bytes) -> int:
@@ -322,7 +330,7 @@ def test_fork_bomb_is_contained(kb, wheelhouse, docker_env, docker_client, start
         assert _probe(kb, backend, "2.5.1", wheelhouse).verdict is Verdict.REPRODUCED  # the server still serves
 
 
-ALLOCATE = textwrap.dedent('''\
+ALLOCATE = textwrap.dedent("""\
     import sys, subprocess
     if len(sys.argv) > 1:
         hoard = []
@@ -334,7 +342,7 @@ ALLOCATE = textwrap.dedent('''\
     hoard = []
     while True:
         hoard.append(b"\\x01" * (32 << 20))
-''')
+""")
 
 
 @pytest.mark.parametrize("who", ["main", "child"])
@@ -352,7 +360,7 @@ def test_out_of_memory_is_an_error(kb, wheelhouse, docker_env, docker_client, wh
     assert after.verdict is Verdict.REPRODUCED and after.start == start, after.detail
 
 
-HANG = FAKE_REPRODUCER.replace('bug = torch_xla.BUG', 'bug = "hang"')
+HANG = FAKE_REPRODUCER.replace("bug = torch_xla.BUG", 'bug = "hang"')
 
 
 def test_hang_times_out_and_leaves_nothing(kb, wheelhouse, backend, docker_client, monkeypatch):
@@ -362,8 +370,9 @@ def test_hang_times_out_and_leaves_nothing(kb, wheelhouse, backend, docker_clien
     prepared = backend.ensure(EnvSpec("3.11", ("torch_xla==2.5.1", "torch==2.5.1"), (str(wheelhouse),), "none"))
     lines: list[str] = []
     start = time.monotonic()
-    result = backend.run(prepared, rec.reproducer_path, env=run_env(rec),
-                         timeout=3, log_path=kb / "hang.log", on_line=lines.append)
+    result = backend.run(
+        prepared, rec.reproducer_path, env=run_env(rec), timeout=3, log_path=kb / "hang.log", on_line=lines.append
+    )
     assert result.timed_out and result.exit_code is None
     assert 2.5 < time.monotonic() - start < 20
     assert lines and lines[0].startswith("torch_xla 2.5.1"), (lines, (kb / "hang.log").read_text())  # streamed line by line
@@ -388,11 +397,11 @@ def test_warm_hang_times_out_and_the_server_goes_on(kb, wheelhouse, backend, doc
     assert not _containers(docker_client)
 
 
-SLEEPER = textwrap.dedent('''\
+SLEEPER = textwrap.dedent("""\
     import time
     print("started", flush=True)
     time.sleep(120)
-''')
+""")
 
 
 @pytest.mark.parametrize("how", ["kill", "remove"])
@@ -447,8 +456,22 @@ def test_no_daemon_cli(monkeypatch, tmp_path, kb, wheelhouse, capsys):
 
     fake_record(kb)
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/nothing-here.sock")
-    code = main(["--root", str(kb), "repro", "fake-bug", "--torch-xla", "2.5.1", "--runner", "docker",
-                 "--find-links", str(wheelhouse), "--index-url", "none"])
+    code = main(
+        [
+            "--root",
+            str(kb),
+            "repro",
+            "fake-bug",
+            "--torch-xla",
+            "2.5.1",
+            "--runner",
+            "docker",
+            "--find-links",
+            str(wheelhouse),
+            "--index-url",
+            "none",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 1 and "no Docker daemon answers" in err and "--runner uv" in err
 
@@ -492,10 +515,13 @@ def test_cli_repro_docker_and_auto(kb, wheelhouse, docker_env, capsys):
     assert "fake-bug on torch_xla 2.6.0: not-reproduced" in out.out
 
 
-@pytest.mark.parametrize("image,why", [
-    (f"xlakb-test-missing-{RUN_ID}:nope", "is not present and cannot be pulled"),  # no registry reachable
-    (f"xlakb-base:missing-{RUN_ID}", "is not built (python3 -m xlakb.envs.docker_image"),  # xlakb's own, not built
-])
+@pytest.mark.parametrize(
+    "image,why",
+    [
+        (f"xlakb-test-missing-{RUN_ID}:nope", "is not present and cannot be pulled"),  # no registry reachable
+        (f"xlakb-base:missing-{RUN_ID}", "is not built (python3 -m xlakb.envs.docker_image"),  # xlakb's own, not built
+    ],
+)
 def test_auto_uses_uv_when_docker_cannot_run_the_probe(kb, wheelhouse, docker_env, monkeypatch, capsys, image, why):
     """A daemon answers but its image is absent and cannot be had: auto picks uv and says why in one
     line; an explicit --runner docker still fails with the clear message."""
@@ -506,7 +532,18 @@ def test_auto_uses_uv_when_docker_cannot_run_the_probe(kb, wheelhouse, docker_en
     backend, reason = choose_backend("auto")
     assert backend.name == "uv" and why in reason and image in reason
     fake_record(kb)
-    base = ["--root", str(kb), "repro", "fake-bug", "--torch-xla", "2.5.1", "--find-links", str(wheelhouse), "--index-url", "none"]
+    base = [
+        "--root",
+        str(kb),
+        "repro",
+        "fake-bug",
+        "--torch-xla",
+        "2.5.1",
+        "--find-links",
+        str(wheelhouse),
+        "--index-url",
+        "none",
+    ]
     assert main(base + ["--runner", "auto", "--expect", "reproduced"]) == 0
     err = capsys.readouterr().err
     chosen = [ln for ln in err.splitlines() if ln.startswith("runner: ")]
@@ -519,8 +556,13 @@ def test_auto_uses_uv_when_docker_cannot_run_the_probe(kb, wheelhouse, docker_en
 
 # -- commit overlays -------------------------------------------------------------------------
 def _git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env).stdout.strip()
 
 
@@ -675,8 +717,26 @@ def test_docker_runner_from_an_environment_made_by_uv(kb, tmp_path, docker_env, 
     server, url, seen = _serve_index(tmp_path / "index", wheels)
     try:
         fake_record(kb)
-        r = subprocess.run([str(venv / "bin" / "xlakb"), "--root", str(kb), "repro", "fake-bug", "--torch-xla", "2.8.0",
-                            "--runner", "docker", "--index-url", url, "--expect", "reproduced"], capture_output=True, text=True, env=env)
+        r = subprocess.run(
+            [
+                str(venv / "bin" / "xlakb"),
+                "--root",
+                str(kb),
+                "repro",
+                "fake-bug",
+                "--torch-xla",
+                "2.8.0",
+                "--runner",
+                "docker",
+                "--index-url",
+                url,
+                "--expect",
+                "reproduced",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
         assert r.returncode == 0, r.stdout + r.stderr
         assert "fake-bug on torch_xla 2.8.0: reproduced" in r.stdout
         assert "No module named pip" not in r.stderr and seen  # the wheels came from the index, through pip
@@ -699,7 +759,10 @@ def test_env_list_and_prune_cover_docker_images(tmp_path, docker_env, docker_cli
     entries, notes = list_entries([backend])
     mine = next(e for e in entries if e.key == prepared.key)
     assert not notes and mine.runner == "docker" and mine.kind == "env"
-    assert "torch==2.7.0 torch_xla==2.7.0" == mine.holds and 0 < mine.size < docker_client.images.get(prepared.location).attrs["Size"]
+    assert (
+        "torch==2.7.0 torch_xla==2.7.0" == mine.holds
+        and 0 < mine.size < docker_client.images.get(prepared.location).attrs["Size"]
+    )
     assert any(e.kind == "volume" and e.key == f"volume:{volume.name}" for e in entries)
     with in_use(backend.cache, "docker", [prepared.key]):
         assert next(e for e in list_entries([backend])[0] if e.key == prepared.key).in_use

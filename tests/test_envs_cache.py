@@ -42,8 +42,10 @@ def test_plan_least_recently_used_first_never_in_use():
     assert [e.key for e in plan_prune(es + [partial], older_than=30 * DAY, now=now)] == ["old", "half"]
 
 
-@pytest.mark.parametrize("text,value", [("40G", 40 << 30), ("512M", 512 << 20), ("1.5T", int(1.5 * (1 << 40))),
-                                        ("100", 100), ("2GiB", 2 << 30), ("7k", 7 << 10)])
+@pytest.mark.parametrize(
+    "text,value",
+    [("40G", 40 << 30), ("512M", 512 << 20), ("1.5T", int(1.5 * (1 << 40))), ("100", 100), ("2GiB", 2 << 30), ("7k", 7 << 10)],
+)
 def test_parse_size(text, value):
     assert parse_size(text) == value
 
@@ -85,8 +87,9 @@ def _build(house, versions, ages_days):
 
 
 def _xlakb(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "xlakb", *args], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "xlakb", *args], capture_output=True, text=True, env={**os.environ, **(env or {})}
+    )
 
 
 def test_env_list_shows_key_holdings_size_and_last_use(wheelhouse):
@@ -125,14 +128,22 @@ def test_prune_needs_a_criterion_and_bad_values_are_one_line():
 def test_an_environment_in_use_is_never_removed(wheelhouse):
     """Another process holds the oldest environment in use (as a running probe does): prune skips it."""
     backend, keys = _build(wheelhouse, ["2.5.0", "2.6.0"], [90, 0])
-    holder = subprocess.Popen([sys.executable, "-c", f"""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"""
 import sys, time
 from pathlib import Path
 from xlakb.envs.cache import in_use
-with in_use(Path({str(backend.cache)!r}), "uv", [{keys['2.5.0']!r}]):
+with in_use(Path({str(backend.cache)!r}), "uv", [{keys["2.5.0"]!r}]):
     print("holding", flush=True)
     time.sleep(60)
-"""], stdout=subprocess.PIPE, text=True)
+""",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "holding"
         listed = _xlakb("env", "list", "--runner", "uv").stdout
@@ -155,8 +166,9 @@ def test_size_cap_kept_by_the_cache_itself(kb, wheelhouse, monkeypatch):
     monkeypatch.setenv("XLAKB_CACHE_MAX_SIZE", str(int(one * 2.5)))
     fake_record(kb)
     progress = RecordingProgress()
-    res = probe(load_record(kb, "fake-bug"), release("2.6.0"), backend, find_links=(str(wheelhouse),), index_url="none",
-                progress=progress)
+    res = probe(
+        load_record(kb, "fake-bug"), release("2.6.0"), backend, find_links=(str(wheelhouse),), index_url="none", progress=progress
+    )
     assert res.verdict is Verdict.NOT_REPRODUCED
     left = {e.key for e in backend.entries()}
     assert keys["2.5.0"] not in left and keys["2.5.1"] in left and res.env_key in left

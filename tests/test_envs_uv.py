@@ -44,7 +44,11 @@ def test_build_then_reuse_fast(wheelhouse):
     assert any(e[0] == "info" and "creating virtualenv" in e[1] for e in progress.events)
     marker = json.loads((Path(first.location) / MARKER).read_text())
     assert marker["key"] == first.key
-    out = subprocess.run([first.python, "-c", "import torch_xla, torch; print(torch_xla.__version__, torch.__version__)"], capture_output=True, text=True)
+    out = subprocess.run(
+        [first.python, "-c", "import torch_xla, torch; print(torch_xla.__version__, torch.__version__)"],
+        capture_output=True,
+        text=True,
+    )
     assert out.stdout.split() == ["2.5.1", "2.5.1"]
     start = time.perf_counter()
     again = backend.ensure(spec_for(wheelhouse), RecordingProgress())

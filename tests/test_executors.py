@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 #: a fake reproducer that says where and when it ran (one line per run into $RUNS), takes $NAP seconds,
 #: then behaves as the fake torch_xla's BUG says; with KILL_WORKER set it kills the process that runs it
-RAY_REPRODUCER = '''\
+RAY_REPRODUCER = """\
 import os, signal, sys, time
 try:
     import torch_xla
@@ -45,7 +45,7 @@ time.sleep(float(os.environ.get("NAP", "0")))
 if torch_xla.BUG == "present":
     print("TypeError: unhashable type: 'list'"); sys.exit(1)
 sys.exit(0)
-'''
+"""
 VERSIONS = ("2.3.0", "2.4.0", "2.5.1", "2.6.0")
 EXPECTED = {"2.3.0": "not-reproduced", "2.4.0": "reproduced", "2.5.1": "reproduced", "2.6.0": "not-reproduced"}
 
@@ -111,8 +111,13 @@ def test_a_ray_client_head_whose_server_failed_to_start_is_tried_again(monkeypat
             if failures:
                 raise failures.pop(0)
 
-        return types.SimpleNamespace(is_initialized=lambda: False, init=init, remote=lambda f: f,
-                                     nodes=lambda: [{"Alive": True, "Resources": {"CPU": 2.0}}], shutdown=lambda: None)
+        return types.SimpleNamespace(
+            is_initialized=lambda: False,
+            init=init,
+            remote=lambda f: f,
+            nodes=lambda: [{"Alive": True, "Resources": {"CPU": 2.0}}],
+            shutdown=lambda: None,
+        )
 
     monkeypatch.setattr(executors.time, "sleep", lambda s: None)
     monkeypatch.setitem(sys.modules, "ray", fake_ray([ConnectionAbortedError("Initialization failure from server:")] * 2))
@@ -131,22 +136,42 @@ def test_a_ray_client_head_whose_server_failed_to_start_is_tried_again(monkeypat
 
 def test_cli_names_a_bad_cluster_in_one_line(kb):
     fake_record(kb)
-    r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "matrix", "fake-bug", "--versions", "2.5.1",
-                        "--runner", "uv", "--cluster", "nowhere"], capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "xlakb",
+            "--root",
+            str(kb),
+            "matrix",
+            "fake-bug",
+            "--versions",
+            "2.5.1",
+            "--runner",
+            "uv",
+            "--cluster",
+            "nowhere",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 1 and r.stderr.strip().splitlines() == [
         "xlakb: error: --cluster 'nowhere': not an executor or Ray address "
-        "(hint: use local, local-ray, ray://HOST:PORT or HOST:PORT (a Ray head's GCS address))"]
-
+        "(hint: use local, local-ray, ray://HOST:PORT or HOST:PORT (a Ray head's GCS address))"
+    ]
 
 
 def test_the_node_probe_finds_its_answer_among_ray_lines():
     """Ray's core prints to stdout after a node is lost (seen in CI); the cluster helper still reads its node list."""
-    noise = ("(raylet) A worker died or was killed while executing a task by an unexpected system error.\n"
-             f"{answer_line([{'ip': '127.0.0.1', 'cpus': 1.0}])}\n"
-             "\t(2) raylet has lagging heartbeats due to slow network or busy workload.\n")
+    noise = (
+        "(raylet) A worker died or was killed while executing a task by an unexpected system error.\n"
+        f"{answer_line([{'ip': '127.0.0.1', 'cpus': 1.0}])}\n"
+        "\t(2) raylet has lagging heartbeats due to slow network or busy workload.\n"
+    )
     assert read_answer(noise) == [{"ip": "127.0.0.1", "cpus": 1.0}]
     with pytest.raises(ValueError, match="no line starting with"):
         read_answer("\t(2) raylet has lagging heartbeats due to slow network or busy workload.\n")
+
 
 # -- a real cluster of two nodes -----------------------------------------------------------------------
 @pytest.fixture(scope="module")
@@ -163,8 +188,23 @@ def cluster(tmp_path_factory):
 
 def driver(cluster: LoopbackCluster, kb: Path, *args: str, wheelhouse: Path) -> list[str]:
     """``xlakb matrix`` run inside the cluster's namespace (argv)."""
-    return cluster.cmd([sys.executable, "-m", "xlakb", "--root", str(kb), "matrix", *args, "--runner", "uv",
-                        "--find-links", str(wheelhouse), "--index-url", "none"])
+    return cluster.cmd(
+        [
+            sys.executable,
+            "-m",
+            "xlakb",
+            "--root",
+            str(kb),
+            "matrix",
+            *args,
+            "--runner",
+            "uv",
+            "--find-links",
+            str(wheelhouse),
+            "--index-url",
+            "none",
+        ]
+    )
 
 
 def matrix_rows(kb: Path, record_id: str = "fake-bug") -> dict[str, str]:
@@ -207,9 +247,31 @@ def test_bisection_through_the_same_seam(cluster, kb, wheelhouse, tmp_path):
     cluster, the answer is a local run's, and the driver alone keeps the verdict cache: a second run probes nothing."""
     runs_file = tmp_path / "runs"
     ray_record(kb, runs_file)
-    argv = cluster.cmd([sys.executable, "-m", "xlakb", "--root", str(kb), "bisect", "fake-bug", "--start", "2.2.0",
-                        "--end", "2.5.1", "-j", "2", "--cluster", cluster.address, "--runner", "uv",
-                        "--find-links", str(wheelhouse), "--index-url", "none"])
+    argv = cluster.cmd(
+        [
+            sys.executable,
+            "-m",
+            "xlakb",
+            "--root",
+            str(kb),
+            "bisect",
+            "fake-bug",
+            "--start",
+            "2.2.0",
+            "--end",
+            "2.5.1",
+            "-j",
+            "2",
+            "--cluster",
+            cluster.address,
+            "--runner",
+            "uv",
+            "--find-links",
+            str(wheelhouse),
+            "--index-url",
+            "none",
+        ]
+    )
     r = subprocess.run(argv, capture_output=True, text=True, env=cluster.env(), timeout=600)
     assert r.returncode == 0, r.stderr
     assert "The change (introduced) is in 2.4.0: 2.3.0 is not-reproduced, 2.4.0 is reproduced." in r.stdout
@@ -247,8 +309,11 @@ def test_a_tpu_record_on_a_cluster_without_tpus_is_an_error_with_the_reason(clus
     assert r.returncode == 0, r.stderr
     row = json.loads((kb / "bisect" / "fake-bug" / "matrix.json").read_text())["results"][0]
     assert row["verdict"] == "error"
-    assert re.fullmatch(r"ray: no node of the cluster offers CPU 1, memory 2\.0 GiB, TPU 4 "
-                        r"\(nodes: CPU 1, memory [0-9.]+ GiB, TPU 0; CPU 1, memory [0-9.]+ GiB, TPU 0\)", row["detail"]), row
+    assert re.fullmatch(
+        r"ray: no node of the cluster offers CPU 1, memory 2\.0 GiB, TPU 4 "
+        r"\(nodes: CPU 1, memory [0-9.]+ GiB, TPU 0; CPU 1, memory [0-9.]+ GiB, TPU 0\)",
+        row["detail"],
+    ), row
     assert not runs(tmp_path / "runs")
 
 
@@ -269,11 +334,14 @@ def test_nodes_whose_xlakb_is_not_the_drivers_probe_nothing(cluster, kb, wheelho
     ours = code_fingerprint()
     for row in rows:
         assert row["verdict"] == "error", row
-        assert re.fullmatch(rf"ray: node 127\.0\.0\.1 [0-9a-f]{{12}} runs xlakb {re.escape(ours)}, the driver xlakb "
-                            rf"{re.escape(__version__)}\+(?!{ours[-12:]})[0-9a-f]{{12}}; install the driver's xlakb on every node of the cluster",
-                            row["detail"]), row
+        assert re.fullmatch(
+            rf"ray: node 127\.0\.0\.1 [0-9a-f]{{12}} runs xlakb {re.escape(ours)}, the driver xlakb "
+            rf"{re.escape(__version__)}\+(?!{ours[-12:]})[0-9a-f]{{12}}; install the driver's xlakb on every node of the cluster",
+            row["detail"],
+        ), row
     assert len(rows) == 2 and not runs(runs_file)
     assert not list((Path(os.environ["XLAKB_CACHE_DIR"]) / "verdicts").glob("*.json"))
+
 
 @pytest.mark.ray
 def test_a_killed_driver_resumes_from_the_verdict_cache(cluster, kb, wheelhouse, tmp_path):
@@ -282,7 +350,9 @@ def test_a_killed_driver_resumes_from_the_verdict_cache(cluster, kb, wheelhouse,
     versions = VERSIONS + ("2.7.0", "2.8.0")
     argv = driver(cluster, kb, "fake-bug", "--versions", *versions, "--cluster", cluster.address, wheelhouse=wheelhouse)
     verdicts = Path(os.environ["XLAKB_CACHE_DIR"]) / "verdicts"
-    first = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=cluster.env(), start_new_session=True)
+    first = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=cluster.env(), start_new_session=True
+    )
     try:
         deadline = time.monotonic() + 300
         while len(list(verdicts.glob("*.json"))) < 2 and time.monotonic() < deadline and first.poll() is None:
@@ -297,7 +367,7 @@ def test_a_killed_driver_resumes_from_the_verdict_cache(cluster, kb, wheelhouse,
 
     r = subprocess.run(argv, capture_output=True, text=True, env=cluster.env(), timeout=600)
     assert r.returncode == 0, r.stderr
-    again = [v for v, _ in runs(runs_file)[len(before):]]
+    again = [v for v, _ in runs(runs_file)[len(before) :]]
     assert not set(again) & set(measured), (measured, again)  # nothing measured before ran again
     assert sorted(again) == sorted(set(versions) - set(measured))
     assert matrix_rows(kb) == {**EXPECTED, "2.7.0": "not-reproduced", "2.8.0": "not-reproduced"}
@@ -315,8 +385,9 @@ def test_a_node_lost_mid_batch_loses_no_probe_and_counts_none_twice(kb, wheelhou
         runs_file = tmp_path / "runs"
         ray_record(kb, runs_file, NAP="4")
         argv = driver(lost, kb, "fake-bug", "--versions", *VERSIONS, "--cluster", lost.address, wheelhouse=wheelhouse)
-        batch = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=lost.env(),
-                                 start_new_session=True)
+        batch = subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=lost.env(), start_new_session=True
+        )
         try:
             worker_cache = str(lost.node_cache("worker"))
             deadline = time.monotonic() + 300
@@ -362,8 +433,9 @@ def test_local_ray_starts_and_stops_a_cluster_of_this_machine(kb, wheelhouse, tm
 def test_the_ray_client_address_works_too(cluster, kb, wheelhouse, tmp_path):
     """``ray://host:port`` (Ray Client, the way to reach a cluster from outside it, e.g. KubeRay's head service)."""
     ray_record(kb, tmp_path / "runs")
-    argv = driver(cluster, kb, "fake-bug", "--versions", "2.5.1", "2.6.0", "--cluster", "ray://127.0.0.1:10001",
-                  wheelhouse=wheelhouse)
+    argv = driver(
+        cluster, kb, "fake-bug", "--versions", "2.5.1", "2.6.0", "--cluster", "ray://127.0.0.1:10001", wheelhouse=wheelhouse
+    )
     r = subprocess.run(argv, capture_output=True, text=True, env=cluster.env(), timeout=600)
     assert r.returncode == 0, r.stderr
     assert matrix_rows(kb) == {"2.5.1": "reproduced", "2.6.0": "not-reproduced"}

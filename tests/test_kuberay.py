@@ -28,8 +28,11 @@ def quantity(text) -> float:
 def ray_resources(pod: dict, start_params: dict) -> dict[str, float]:
     """The Ray resources KubeRay gives a pod: its container's limits, unless ``rayStartParams`` say otherwise."""
     limits = pod["spec"]["containers"][0]["resources"]["limits"]
-    offered = {"CPU": quantity(limits["cpu"]), "memory": quantity(limits["memory"]),
-               "TPU": quantity(limits.get("google.com/tpu", 0))}
+    offered = {
+        "CPU": quantity(limits["cpu"]),
+        "memory": quantity(limits["memory"]),
+        "TPU": quantity(limits.get("google.com/tpu", 0)),
+    }
     if "num-cpus" in start_params:
         offered["CPU"] = float(start_params["num-cpus"])
     return offered

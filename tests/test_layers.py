@@ -24,7 +24,7 @@ def import_graph() -> dict[str, set[str]]:
             if not isinstance(node, ast.ImportFrom):
                 continue
             if node.level:
-                base = pkg.split(".")[:len(pkg.split(".")) - (node.level - 1)]
+                base = pkg.split(".")[: len(pkg.split(".")) - (node.level - 1)]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""

@@ -39,7 +39,7 @@ function run_xla_op_tests {
 }
 """
 
-FIXED_TEST = '''\
+FIXED_TEST = """\
 import unittest
 import torch_xla
 
@@ -57,9 +57,9 @@ class TestBug(unittest.TestCase):
 
 if __name__ == "__main__":
   unittest.main()
-'''
+"""
 
-TPU_TEST = '''\
+TPU_TEST = """\
 import unittest
 import torch_xla.runtime as xr
 
@@ -69,12 +69,19 @@ class TestTpu(unittest.TestCase):
   @unittest.skipIf(xr.device_type() != 'TPU', "TPU only")
   def test_tpu_thing(self):
     pass
-'''
+"""
 
 
 def git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t", "GIT_AUTHOR_DATE": "2024-01-01T00:00:00", "GIT_COMMITTER_DATE": "2024-01-01T00:00:00"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "GIT_AUTHOR_DATE": "2024-01-01T00:00:00",
+        "GIT_COMMITTER_DATE": "2024-01-01T00:00:00",
+    }
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env).stdout.strip()
 
 
@@ -104,20 +111,35 @@ def upstream(tmp_path) -> dict:
     repo.mkdir()
     git(repo, "init", "-q", "-b", "master")
     shas = {}
-    shas["base"] = commit(repo, "Initial (#1)", {"test/run_tests.sh": RUN_TESTS, "test/test_bug.py": FIXED_TEST.replace(
-        "  @unittest.skipIf(False, \"never\")\n  def test_bug_is_gone(self):\n    # the fix made BUG go away\n"
-        "    self.assertNotEqual(torch_xla.BUG, \"present\", \"BUG is still there\")\n\n", "")})
+    shas["base"] = commit(
+        repo,
+        "Initial (#1)",
+        {
+            "test/run_tests.sh": RUN_TESTS,
+            "test/test_bug.py": FIXED_TEST.replace(
+                '  @unittest.skipIf(False, "never")\n  def test_bug_is_gone(self):\n    # the fix made BUG go away\n'
+                '    self.assertNotEqual(torch_xla.BUG, "present", "BUG is still there")\n\n',
+                "",
+            ),
+        },
+    )
     release(repo, "r2.1", "v2.1.0")
     release(repo, "r2.5", "v2.5.1")
     shas["fix"] = commit(repo, "Fix the BUG attribute on XLA tensors (#101)", {"test/test_bug.py": FIXED_TEST})
     shas["docs"] = commit(repo, "Update docs for the op guide (#102)", {"test/test_bug.py": FIXED_TEST + "# docs\n"})
     shas["tpu"] = commit(repo, "Fix a crash on TPU v5 (#103)", {"test/tpu/test_tpu_thing.py": TPU_TEST})
     release(repo, "r2.6", "v2.6.0")
-    shas["second"] = commit(repo, "Fix wrong dtype of foo (#104)", {
-        "test/test_metrics.py": "import unittest\n\n\nclass T(unittest.TestCase):\n\n  def test_dtype(self):\n    pass\n"})
+    shas["second"] = commit(
+        repo,
+        "Fix wrong dtype of foo (#104)",
+        {"test/test_metrics.py": "import unittest\n\n\nclass T(unittest.TestCase):\n\n  def test_dtype(self):\n    pass\n"},
+    )
     git(repo, "checkout", "-q", "r2.6")
-    commit(repo, "[Cherry-pick] Fix wrong dtype of foo (#104) (#105)", {
-        "test/test_metrics.py": "import unittest\n\n\nclass T(unittest.TestCase):\n\n  def test_dtype(self):\n    pass\n"})
+    commit(
+        repo,
+        "[Cherry-pick] Fix wrong dtype of foo (#104) (#105)",
+        {"test/test_metrics.py": "import unittest\n\n\nclass T(unittest.TestCase):\n\n  def test_dtype(self):\n    pass\n"},
+    )
     git(repo, "tag", "v2.6.1")
     git(repo, "checkout", "-q", "master")
     release(repo, "r2.7", "v2.7.0")
@@ -129,8 +151,12 @@ def upstream(tmp_path) -> dict:
 def test_the_history_names_each_fix_and_its_first_release(upstream):
     hist = history.test_commits(upstream["repo"], "2.1.0", "2.9.0")
     subjects = [c.subject for c in hist.commits]
-    assert subjects == ["Fix the BUG attribute on XLA tensors (#101)", "Update docs for the op guide (#102)",
-                        "Fix a crash on TPU v5 (#103)", "Fix wrong dtype of foo (#104)"]
+    assert subjects == [
+        "Fix the BUG attribute on XLA tensors (#101)",
+        "Update docs for the op guide (#102)",
+        "Fix a crash on TPU v5 (#103)",
+        "Fix wrong dtype of foo (#104)",
+    ]
     shipped = history.first_releases(upstream["repo"], hist)
     assert shipped[upstream["fix"]].release == "2.6.0" and shipped[upstream["fix"]].how == "ancestry"
     second = shipped[upstream["second"]]
@@ -162,8 +188,11 @@ def test_a_file_the_cpu_script_does_not_list_is_tried_with_its_common_settings(t
     git(repo, "init", "-q", "-b", "master")
     commit(repo, "Initial (#1)", {"test/run_tests.sh": RUN_TESTS})
     release(repo, "r2.5", "v2.5.1")
-    commit(repo, "Make sure an in-place update keeps its view (#201)", {
-        "test/test_inplace_update.py": "import unittest\n\n\nclass T(unittest.TestCase):\n\n  def test_view(self):\n    pass\n"})
+    commit(
+        repo,
+        "Make sure an in-place update keeps its view (#201)",
+        {"test/test_inplace_update.py": "import unittest\n\n\nclass T(unittest.TestCase):\n\n  def test_view(self):\n    pass\n"},
+    )
     release(repo, "r2.6", "v2.6.0")
     rows = find(repo, "2.5.1", "2.6.0", ["2.5.1", "2.6.0"])
     [row] = [m for m in rows if m.test]
@@ -171,30 +200,38 @@ def test_a_file_the_cpu_script_does_not_list_is_tried_with_its_common_settings(t
     assert row.env == {"PYTORCH_TEST_WITH_SLOW": "1", "CPU_NUM_DEVICES": "4"}
 
 
-@pytest.mark.parametrize("subject, cls", [
-    ("Make sure printing a tensor keeps its sharding (#5)", "bug"),
-    ("should_donate should not propagate to the output data (#7585)", "bug"),
-    ("Add missing shape metadata for the last replaced fx node (#6805)", "bug"),
-    ("Workaround that einsum with FakeTensor input (#5597)", "bug"),
-    ("Do manual type conversion for isnan op (#6110)", "dtype-precision"),
-    ("`mul`: convert inputs to result type. (#7130)", "dtype-precision"),
-    ("Added softmax to autocast policy (#8509)", "dtype-precision"),
-    ("Add API to assemble CPU shards to a sharded tensor (#5630)", "other"),
-    ("Introduce the `scan` interface (#7848)", "other"),
-    ("Ensure the docs build on CI (#9)", "docs-ci-infra"),
-])
+@pytest.mark.parametrize(
+    "subject, cls",
+    [
+        ("Make sure printing a tensor keeps its sharding (#5)", "bug"),
+        ("should_donate should not propagate to the output data (#7585)", "bug"),
+        ("Add missing shape metadata for the last replaced fx node (#6805)", "bug"),
+        ("Workaround that einsum with FakeTensor input (#5597)", "bug"),
+        ("Do manual type conversion for isnan op (#6110)", "dtype-precision"),
+        ("`mul`: convert inputs to result type. (#7130)", "dtype-precision"),
+        ("Added softmax to autocast policy (#8509)", "dtype-precision"),
+        ("Add API to assemble CPU shards to a sharded tensor (#5630)", "other"),
+        ("Introduce the `scan` interface (#7848)", "other"),
+        ("Ensure the docs build on CI (#9)", "docs-ci-infra"),
+    ],
+)
 def test_fix_words_beyond_fix_name_a_fix(subject, cls):
     assert triggers.classify(subject)[0] == cls
 
 
 def test_upstream_test_script_is_read_for_each_file():
     assert runscript.test_env(RUN_TESTS, "test/test_func.py") == {
-        "PYTORCH_TEST_WITH_SLOW": "1", "CPU_NUM_DEVICES": "4", "XLA_DISABLE_FUNCTIONALIZATION": "1"}
+        "PYTORCH_TEST_WITH_SLOW": "1",
+        "CPU_NUM_DEVICES": "4",
+        "XLA_DISABLE_FUNCTIONALIZATION": "1",
+    }
     assert runscript.test_env(RUN_TESTS, "test/test_never.py") is None
     # upstream exports `TORCH_TEST_DEVICES="$CDIR/pytorch_test_base.py"` (PyTorch's device-generic tests make
     # their XLA classes from it): $CDIR is the test folder a probe's bundle holds; other paths are the CI's own
-    script = ('CDIR="$(cd "$(dirname "$0")" ; pwd -P)"\nexport TORCH_TEST_DEVICES="$CDIR/pytorch_test_base.py"\n'
-              'export XLA_CACHE_DIR="/home/ci/.cache"\nexport PYTORCH_TEST_WITH_SLOW=1\n')
+    script = (
+        'CDIR="$(cd "$(dirname "$0")" ; pwd -P)"\nexport TORCH_TEST_DEVICES="$CDIR/pytorch_test_base.py"\n'
+        'export XLA_CACHE_DIR="/home/ci/.cache"\nexport PYTORCH_TEST_WITH_SLOW=1\n'
+    )
     assert runscript.exported(script) == {"TORCH_TEST_DEVICES": "test/pytorch_test_base.py", "PYTORCH_TEST_WITH_SLOW": "1"}
 
 
@@ -203,20 +240,27 @@ def test_what_a_test_needs_counts_what_its_helpers_import():
     torchvision; test/dynamo/test_dynamo_dynamic_shape.py imports examples/decoder_only_model.py."""
     from xlakb.mining.mine import _imports_with_helpers
 
-    tree = {"test/test_profile_mp_mnist.py": "import args_parse\nimport torchvision\n",
-            "test/args_parse.py": "import argparse\n",
-            "examples/decoder_only_model.py": "import jax\n"}
+    tree = {
+        "test/test_profile_mp_mnist.py": "import args_parse\nimport torchvision\n",
+        "test/args_parse.py": "import argparse\n",
+        "examples/decoder_only_model.py": "import jax\n",
+    }
     assert {"torchvision", "argparse", "unittest"} <= _imports_with_helpers(
-        "import unittest\nimport test_profile_mp_mnist\n", "test/test_profiler.py", tree.get)
+        "import unittest\nimport test_profile_mp_mnist\n", "test/test_profiler.py", tree.get
+    )
     assert "jax" in _imports_with_helpers("from decoder_only_model import Model\n", "test/dynamo/test_x.py", tree.get)
     assert _imports_with_helpers("import os\n", "test/test_y.py", tree.get) == {"os"}
     # a helper that imports tensorflow only inside a function, or guarded, does not make its tests need it
     # (test/stablehlo/utils.py's has_tf_package(), #6592)
-    tree["test/stablehlo/utils.py"] = ("import functools\ntry:\n  import jax\nexcept ImportError:\n  jax = None\n\n"
-                                       "def has_tf_package():\n  try:\n    import tensorflow\n    return True\n"
-                                       "  except ImportError:\n    return False\n")
-    assert _imports_with_helpers("from utils import has_tf_package\n", "test/stablehlo/test_pt2e_qdq.py",
-                                 tree.get) == {"utils", "functools"}
+    tree["test/stablehlo/utils.py"] = (
+        "import functools\ntry:\n  import jax\nexcept ImportError:\n  jax = None\n\n"
+        "def has_tf_package():\n  try:\n    import tensorflow\n    return True\n"
+        "  except ImportError:\n    return False\n"
+    )
+    assert _imports_with_helpers("from utils import has_tf_package\n", "test/stablehlo/test_pt2e_qdq.py", tree.get) == {
+        "utils",
+        "functools",
+    }
 
 
 def test_changed_lines_map_to_their_test_functions():
@@ -225,7 +269,7 @@ def test_changed_lines_map_to_their_test_functions():
     found = triggers.changed_tests(source, "test/test_bug.py", [first])  # a decorator line counts
     assert [t.test for t in found] == ["TestBug.test_bug_is_gone"] and found[0].first_line == first
     assert triggers.changed_tests(source, "test/test_bug.py", [1]) == []  # an import: no test function
-    assert triggers.classify("Revert \"Fix x\" (#9)") == ("revert", False)
+    assert triggers.classify('Revert "Fix x" (#9)') == ("revert", False)
     assert triggers.classify("Add data-type promotion to `stack`. (#7091)") == ("dtype-precision", True)
 
 
@@ -236,11 +280,15 @@ def test_a_fix_that_only_takes_a_skip_off_a_test_names_that_test(tmp_path):
     repo = tmp_path / "xla"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "master")
-    before = ("import unittest\n\n\nclass AtenOpTest(unittest.TestCase):\n\n  def test_a(self):\n    x = 1\n"
-              "    self.assertTrue(x)\n\n  @unittest.skip\n  def test_b(self):\n    pass\n\n  def test_c(self):\n"
-              "    y = 2\n    self.assertTrue(y)\n\n  def test_gone(self):\n    pass\n")
+    before = (
+        "import unittest\n\n\nclass AtenOpTest(unittest.TestCase):\n\n  def test_a(self):\n    x = 1\n"
+        "    self.assertTrue(x)\n\n  @unittest.skip\n  def test_b(self):\n    pass\n\n  def test_c(self):\n"
+        "    y = 2\n    self.assertTrue(y)\n\n  def test_gone(self):\n    pass\n"
+    )
     commit(repo, "Initial (#1)", {"test/test_core_aten_ops.py": before})
-    after = before.replace("  @unittest.skip\n", "").replace("    y = 2\n", "").replace("\n  def test_gone(self):\n    pass\n", "")
+    after = (
+        before.replace("  @unittest.skip\n", "").replace("    y = 2\n", "").replace("\n  def test_gone(self):\n    pass\n", "")
+    )
     sha = commit(repo, "Do manual type conversion for the op (#2)", {"test/test_core_aten_ops.py": after})
     added, removed = history.changed_lines(repo, sha, "test/test_core_aten_ops.py")
     assert added == [] and removed
@@ -288,11 +336,23 @@ def test_a_fix_reverted_before_it_shipped_is_not_the_fix_its_re_land_is(tmp_path
     first = commit(repo, "Fix some more core aten ops (#10)", {"test/test_ops.py": test(1)})
     commit(repo, 'Revert "Fix some more core aten ops (#10)" (#11)', {"test/test_ops.py": test(0)})
     commit(repo, 'Reapply "Fix some more core aten ops (#10)" (#11) (#12)', {"test/test_ops.py": test(1)})
-    long = commit(repo, "Fix the wrong result of a long-named op in the lowering of everything (#13)", {"test/test_ops.py": test(2)})
+    long = commit(
+        repo, "Fix the wrong result of a long-named op in the lowering of everything (#13)", {"test/test_ops.py": test(2)}
+    )
     git(repo, "revert", "--no-edit", long)
-    git(repo, "commit", "-q", "--amend", "-m", 'Revert "Fix the wrong result of a long-named op in the lowering\u2026 (#14)\n\n'
-        f"This reverts commit {long}.")
-    commit(repo, "Re-land: Fix the wrong result of a long-named op in the lowering of everything (#15)", {"test/test_ops.py": test(2)})
+    git(
+        repo,
+        "commit",
+        "-q",
+        "--amend",
+        "-m",
+        f'Revert "Fix the wrong result of a long-named op in the lowering\u2026 (#14)\n\nThis reverts commit {long}.',
+    )
+    commit(
+        repo,
+        "Re-land: Fix the wrong result of a long-named op in the lowering of everything (#15)",
+        {"test/test_ops.py": test(2)},
+    )
     release(repo, "r2.2", "v2.2.0")
     shipped = commit(repo, "Fix a crash in the op (#16)", {"test/test_ops.py": test(3)})
     release(repo, "r2.3", "v2.3.0")
@@ -317,46 +377,89 @@ RUNNER_CASES = {
     "missing-api": ("import torch; torch.no_such_api()", 125, "untestable: the test calls an API this release lacks"),
     # what the release before a fix says when the fix's test uses what the fix added (seen mining: a new
     # binding, a new keyword of an op, a new argument, a class attribute the fix's patch sets)
-    "missing-binding": ("raise AttributeError(\"module '_XLAC' has no attribute '_get_ir_debug'\")", 125,
-                        "untestable: the test calls an API this release lacks"),
-    "missing-keyword": ("raise RuntimeError(\"Unknown keyword argument 'int4_weight' for operator 'xla::quantized_matmul'\")",
-                        125, "untestable: the test calls an API this release lacks"),
-    "missing-argument": ("raise TypeError('quantized_matmul_xla() takes from 3 to 4 positional arguments but 5 were given')",
-                         125, "untestable: the test calls an API this release lacks"),
-    "missing-class-attribute": ("raise AttributeError(\"type object 'GRU' has no attribute '_orig'\")", 125,
-                                "untestable: the test calls an API this release lacks"),
+    "missing-binding": (
+        "raise AttributeError(\"module '_XLAC' has no attribute '_get_ir_debug'\")",
+        125,
+        "untestable: the test calls an API this release lacks",
+    ),
+    "missing-keyword": (
+        "raise RuntimeError(\"Unknown keyword argument 'int4_weight' for operator 'xla::quantized_matmul'\")",
+        125,
+        "untestable: the test calls an API this release lacks",
+    ),
+    "missing-argument": (
+        "raise TypeError('quantized_matmul_xla() takes from 3 to 4 positional arguments but 5 were given')",
+        125,
+        "untestable: the test calls an API this release lacks",
+    ),
+    "missing-class-attribute": (
+        "raise AttributeError(\"type object 'GRU' has no attribute '_orig'\")",
+        125,
+        "untestable: the test calls an API this release lacks",
+    ),
     # a method the fix added to a torch_xla class (XLAShardedTensor.redistribute): an API, not the bug
-    "missing-method": ("X = type('XLAShardedTensor', (), {'__module__': 'torch_xla.distributed.spmd'}); X().redistribute()",
-                       125, "untestable: the test calls an API this release lacks"),
-    "missing-method-in-subtest": ("X = type('XLAShardedTensor', (), {'__module__': 'torch_xla.distributed.spmd'})\n"
-                                  "    for p in (1, 2):\n      with self.subTest(placement=p):\n        X().redistribute()",
-                                  125, "untestable: the test calls an API this release lacks"),
+    "missing-method": (
+        "X = type('XLAShardedTensor', (), {'__module__': 'torch_xla.distributed.spmd'}); X().redistribute()",
+        125,
+        "untestable: the test calls an API this release lacks",
+    ),
+    "missing-method-in-subtest": (
+        "X = type('XLAShardedTensor', (), {'__module__': 'torch_xla.distributed.spmd'})\n"
+        "    for p in (1, 2):\n      with self.subTest(placement=p):\n        X().redistribute()",
+        125,
+        "untestable: the test calls an API this release lacks",
+    ),
     # ... but an attribute of None, or a property of such a class that failed, is the test's failure
     "none-attribute": ("None.device", 1, "XLAKB-TRIGGER ERROR T.test_it: AttributeError: 'NoneType' object has no attribute"),
-    "failing-property": ("ns = {}; exec(compile('class S:\\n  __module__ = \"torch_xla.x\"\\n  @property\\n  def spec(self):\\n"
-                         "    return self.gone\\n', '/site-packages/torch_xla/x.py', 'exec'), ns); ns['S']().spec",
-                         1, "XLAKB-TRIGGER ERROR T.test_it: AttributeError: 'S' object has no attribute 'gone'"),
+    "failing-property": (
+        'ns = {}; exec(compile(\'class S:\\n  __module__ = "torch_xla.x"\\n  @property\\n  def spec(self):\\n'
+        "    return self.gone\\n', '/site-packages/torch_xla/x.py', 'exec'), ns); ns['S']().spec",
+        1,
+        "XLAKB-TRIGGER ERROR T.test_it: AttributeError: 'S' object has no attribute 'gone'",
+    ),
     # upstream's core-aten-op tests also assert the op did not run through the CPU fallback (#6588): that alone
     # failing is speed; with the export failing too, the export's error is the failure
     # pytorch/xla #9086 renamed "mark_step" to "sync" in PT_XLA_DEBUG's report: a test of that wording is words
-    "wording-only": ("self.assertIn('sync in parallel loader at step end', 'Execution Analysis:   mark_step in "
-                     "parallel loader at step end')", 0, "XLAKB-TRIGGER PASSED T.test_it (only its checks of a message's wording"),
-    "short-strings-are-behaviour": ("self.assertEqual('f16', 'f64')", 1, "XLAKB-TRIGGER FAILED T.test_it: AssertionError: 'f16' != 'f64'"),
-    "hlo-text-is-behaviour": ("self.assertIn('%add = f32[] add(', 'HloModule m, entry_computation_layout={}')", 1,
-                              "XLAKB-TRIGGER FAILED T.test_it: AssertionError: '%add = f32[] add(' not found in"),
-    "fallback-only": ("with self.subTest('torch_xla_metric'):\n      self.assertNotIn('aten::reflection_pad1d', "
-                      "'Metric: X\\nCounter: aten::reflection_pad1d\\n  Value: 1')", 0,
-                      "XLAKB-TRIGGER PASSED T.test_it (only its checks that no op ran through the CPU fallback failed"),
-    "fallback-and-export": ("with self.subTest('torch_xla_metric'):\n      self.assertNotIn('aten::pad', 'Metric: X aten::pad')\n"
-                            "    with self.subTest('can_convert_to_stablehlo'):\n      raise RuntimeError("
-                            "'This model contains ops not capturable by Pytorch/XLA: aten::pad=1')", 1,
-                            "XLAKB-TRIGGER ERROR T.test_it: RuntimeError: This model contains ops not capturable"),
+    "wording-only": (
+        "self.assertIn('sync in parallel loader at step end', 'Execution Analysis:   mark_step in parallel loader at step end')",
+        0,
+        "XLAKB-TRIGGER PASSED T.test_it (only its checks of a message's wording",
+    ),
+    "short-strings-are-behaviour": (
+        "self.assertEqual('f16', 'f64')",
+        1,
+        "XLAKB-TRIGGER FAILED T.test_it: AssertionError: 'f16' != 'f64'",
+    ),
+    "hlo-text-is-behaviour": (
+        "self.assertIn('%add = f32[] add(', 'HloModule m, entry_computation_layout={}')",
+        1,
+        "XLAKB-TRIGGER FAILED T.test_it: AssertionError: '%add = f32[] add(' not found in",
+    ),
+    "fallback-only": (
+        "with self.subTest('torch_xla_metric'):\n      self.assertNotIn('aten::reflection_pad1d', "
+        "'Metric: X\\nCounter: aten::reflection_pad1d\\n  Value: 1')",
+        0,
+        "XLAKB-TRIGGER PASSED T.test_it (only its checks that no op ran through the CPU fallback failed",
+    ),
+    "fallback-and-export": (
+        "with self.subTest('torch_xla_metric'):\n      self.assertNotIn('aten::pad', 'Metric: X aten::pad')\n"
+        "    with self.subTest('can_convert_to_stablehlo'):\n      raise RuntimeError("
+        "'This model contains ops not capturable by Pytorch/XLA: aten::pad=1')",
+        1,
+        "XLAKB-TRIGGER ERROR T.test_it: RuntimeError: This model contains ops not capturable",
+    ),
     # a name a star import of a later release would bring (from torch_xla.experimental.x import *): an API
     "unknown-name": ("replace_dynamic_view_with_xla_op(None)", 125, "untestable: the test calls an API this release lacks"),
-    "unknown-name-in-torch-xla": ("ns = {}; exec(compile('def f():\\n  return gone_helper\\n', '/site-packages/torch_xla/x.py', "
-                                  "'exec'), ns); ns['f']()", 1, "XLAKB-TRIGGER ERROR T.test_it: NameError: name 'gone_helper'"),
-    "pybind-signature": ("raise TypeError('__init__(): incompatible constructor arguments. The following argument types')",
-                         125, "untestable: the test calls an API this release lacks"),
+    "unknown-name-in-torch-xla": (
+        "ns = {}; exec(compile('def f():\\n  return gone_helper\\n', '/site-packages/torch_xla/x.py', 'exec'), ns); ns['f']()",
+        1,
+        "XLAKB-TRIGGER ERROR T.test_it: NameError: name 'gone_helper'",
+    ),
+    "pybind-signature": (
+        "raise TypeError('__init__(): incompatible constructor arguments. The following argument types')",
+        125,
+        "untestable: the test calls an API this release lacks",
+    ),
 }
 
 
@@ -368,10 +471,17 @@ def test_the_runner_of_one_test_speaks_in_exit_codes(tmp_path, case):
     (tmp_path / "site" / "torch.py").write_text("")
     (tmp_path / "test" / "test_x.py").write_text(
         f"import unittest\n\n\nclass T(unittest.TestCase):\n\n  def test_it(self):\n    {body}\n\n  def test_other(self):\n"
-        "    raise SystemExit('only the named test runs')\n")
+        "    raise SystemExit('only the named test runs')\n"
+    )
     runner = Path(__file__).resolve().parent.parent / "src" / "xlakb" / "data" / "trigger_runner.py"
-    r = subprocess.run([sys.executable, str(runner), "test/test_x.py", "T.test_it"], cwd=tmp_path, capture_output=True,
-                       text=True, env={**os.environ, "PYTHONPATH": str(tmp_path / "site")}, timeout=60)
+    r = subprocess.run(
+        [sys.executable, str(runner), "test/test_x.py", "T.test_it"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(tmp_path / "site")},
+        timeout=60,
+    )
     out = r.stdout.strip().splitlines()
     assert r.returncode == code, r.stdout + r.stderr
     assert out[-1].startswith(last), out[-3:]
@@ -380,82 +490,109 @@ def test_the_runner_of_one_test_speaks_in_exit_codes(tmp_path, case):
 # -- a careful maintainer's reading: the same message, raised by the test's own code or by the release's ---------
 RELEASE_CODE = {
     "torch_xla/__init__.py": "",
-    "torch_xla/_XLAC.py": ("def _xla_mark_sharding(*args):\n"
-                           "  raise TypeError('_xla_mark_sharding(): incompatible function arguments. The following "
-                           "argument types are supported')\n"),
-    "torch_xla/sharding.py": ("from torch_xla import _XLAC\n\n\ndef mark_sharding(t, spec, *, new=None):\n"
-                              "  return _XLAC._xla_mark_sharding(t, spec, 'extra')\n\n\n"
-                              "def helper(t):\n  return old_helper(t, unknown_keyword=1)\n\n\n"
-                              "def old_helper(t):\n  return t\n\n\n"
-                              "def uses_gone_binding():\n  return _XLAC._xla_gone()\n\n\n"
-                              "def through_dispatch():\n  import torch._ops\n  return torch._ops.call(1, int4_weight=True)\n"),
-    "torch/__init__.py": ("def __getattr__(name):\n"
-                          "  raise AttributeError(f\"module 'torch' has no attribute '{name}'\")\n"),
-    "torch/_ops.py": ("def call(*args, **kwargs):\n  for k in kwargs:\n"
-                      "    raise RuntimeError(f\"Unknown keyword argument '{k}' for operator 'xla::quantized_matmul'\")\n"),
+    "torch_xla/_XLAC.py": (
+        "def _xla_mark_sharding(*args):\n"
+        "  raise TypeError('_xla_mark_sharding(): incompatible function arguments. The following "
+        "argument types are supported')\n"
+    ),
+    "torch_xla/sharding.py": (
+        "from torch_xla import _XLAC\n\n\ndef mark_sharding(t, spec, *, new=None):\n"
+        "  return _XLAC._xla_mark_sharding(t, spec, 'extra')\n\n\n"
+        "def helper(t):\n  return old_helper(t, unknown_keyword=1)\n\n\n"
+        "def old_helper(t):\n  return t\n\n\n"
+        "def uses_gone_binding():\n  return _XLAC._xla_gone()\n\n\n"
+        "def through_dispatch():\n  import torch._ops\n  return torch._ops.call(1, int4_weight=True)\n"
+    ),
+    "torch/__init__.py": ("def __getattr__(name):\n  raise AttributeError(f\"module 'torch' has no attribute '{name}'\")\n"),
+    "torch/_ops.py": (
+        "def call(*args, **kwargs):\n  for k in kwargs:\n"
+        "    raise RuntimeError(f\"Unknown keyword argument '{k}' for operator 'xla::quantized_matmul'\")\n"
+    ),
 }
 
 
-@pytest.mark.parametrize("body, code, last", [
-    # the test's own call of an API with a keyword, a binding or an argument the release lacks: untestable
-    ("sharding.old_helper(1, unknown_keyword=1)", 125, "untestable: the test calls an API this release lacks"),
-    ("torch_xla._XLAC._xla_new_binding()", 125, "untestable: the test calls an API this release lacks"),
-    ("torch._ops.call(1, int4_weight=True)", 125, "untestable: the test calls an API this release lacks"),
-    # a name the release lacks, found missing by a module's lookup hook or by unittest.mock's patching
-    ("torch.uint16", 125, "untestable: the test calls an API this release lacks"),
-    ("from unittest import mock\n    with mock.patch.object(torch_xla._XLAC, '_xla_new', lambda: 1):\n      pass", 125,
-     "untestable: the test calls an API this release lacks"),
-    # the same messages raised from the release's own code: the release's failure
-    ("sharding.mark_sharding(1, ())", 1, "XLAKB-TRIGGER ERROR T.test_it: TypeError: _xla_mark_sharding(): incompatible "
-                                         "function arguments"),
-    ("sharding.helper(1)", 1, "XLAKB-TRIGGER ERROR T.test_it: TypeError: old_helper() got an unexpected keyword argument"),
-    ("sharding.uses_gone_binding()", 1, "XLAKB-TRIGGER ERROR T.test_it: AttributeError: module 'torch_xla._XLAC' has "
-                                        "no attribute '_xla_gone'"),
-    ("sharding.through_dispatch()", 1, "XLAKB-TRIGGER ERROR T.test_it: RuntimeError: Unknown keyword argument"),
-])
+@pytest.mark.parametrize(
+    "body, code, last",
+    [
+        # the test's own call of an API with a keyword, a binding or an argument the release lacks: untestable
+        ("sharding.old_helper(1, unknown_keyword=1)", 125, "untestable: the test calls an API this release lacks"),
+        ("torch_xla._XLAC._xla_new_binding()", 125, "untestable: the test calls an API this release lacks"),
+        ("torch._ops.call(1, int4_weight=True)", 125, "untestable: the test calls an API this release lacks"),
+        # a name the release lacks, found missing by a module's lookup hook or by unittest.mock's patching
+        ("torch.uint16", 125, "untestable: the test calls an API this release lacks"),
+        (
+            "from unittest import mock\n    with mock.patch.object(torch_xla._XLAC, '_xla_new', lambda: 1):\n      pass",
+            125,
+            "untestable: the test calls an API this release lacks",
+        ),
+        # the same messages raised from the release's own code: the release's failure
+        (
+            "sharding.mark_sharding(1, ())",
+            1,
+            "XLAKB-TRIGGER ERROR T.test_it: TypeError: _xla_mark_sharding(): incompatible function arguments",
+        ),
+        ("sharding.helper(1)", 1, "XLAKB-TRIGGER ERROR T.test_it: TypeError: old_helper() got an unexpected keyword argument"),
+        (
+            "sharding.uses_gone_binding()",
+            1,
+            "XLAKB-TRIGGER ERROR T.test_it: AttributeError: module 'torch_xla._XLAC' has no attribute '_xla_gone'",
+        ),
+        ("sharding.through_dispatch()", 1, "XLAKB-TRIGGER ERROR T.test_it: RuntimeError: Unknown keyword argument"),
+    ],
+)
 def test_an_api_gap_is_the_tests_own_call_an_error_of_the_releases_code_is_its_failure(tmp_path, body, code, last):
     site = tmp_path / "site"
     for rel, text in RELEASE_CODE.items():
         (site / rel).parent.mkdir(parents=True, exist_ok=True)
         (site / rel).write_text(text)
-    source = ("import unittest\nimport torch\nimport torch._ops\nimport torch_xla\nimport torch_xla._XLAC\n"
-              "from torch_xla import sharding\n\n\nclass T(unittest.TestCase):\n\n"
-              f"  def test_it(self):\n    {body}\n")
+    source = (
+        "import unittest\nimport torch\nimport torch._ops\nimport torch_xla\nimport torch_xla._XLAC\n"
+        "from torch_xla import sharding\n\n\nclass T(unittest.TestCase):\n\n"
+        f"  def test_it(self):\n    {body}\n"
+    )
     r = _run_one(tmp_path, source, "T.test_it", pythonpath=site)
     assert r.returncode == code, r.stdout + r.stderr
     assert r.stdout.strip().splitlines()[-1].startswith(last), r.stdout[-600:]
 
 
-@pytest.mark.parametrize("where, sig, code, last", [
-    ("test", "SIGABRT", 1, "XLAKB-TRIGGER CRASHED T.test_it: signal 6 (SIGABRT)"),
-    ("test", "SIGSEGV", 1, "XLAKB-TRIGGER CRASHED T.test_it: signal 11 (SIGSEGV)"),
-    # the out-of-memory killer's SIGKILL, a SIGTERM: the system's doing, never a proof
-    ("test", "SIGKILL", 3, "XLAKB-TRIGGER KILLED T.test_it: signal 9 (SIGKILL) sent from outside the test"),
-    ("test", "SIGTERM", 3, "XLAKB-TRIGGER KILLED T.test_it: signal 15 (SIGTERM) sent from outside the test"),
-    # a crash while the test module is imported proves nothing about its tests
-    ("module", "SIGSEGV", 3, "XLAKB-TRIGGER BROKEN T.test_it: signal 11 (SIGSEGV) while the test module was imported"),
-])
+@pytest.mark.parametrize(
+    "where, sig, code, last",
+    [
+        ("test", "SIGABRT", 1, "XLAKB-TRIGGER CRASHED T.test_it: signal 6 (SIGABRT)"),
+        ("test", "SIGSEGV", 1, "XLAKB-TRIGGER CRASHED T.test_it: signal 11 (SIGSEGV)"),
+        # the out-of-memory killer's SIGKILL, a SIGTERM: the system's doing, never a proof
+        ("test", "SIGKILL", 3, "XLAKB-TRIGGER KILLED T.test_it: signal 9 (SIGKILL) sent from outside the test"),
+        ("test", "SIGTERM", 3, "XLAKB-TRIGGER KILLED T.test_it: signal 15 (SIGTERM) sent from outside the test"),
+        # a crash while the test module is imported proves nothing about its tests
+        ("module", "SIGSEGV", 3, "XLAKB-TRIGGER BROKEN T.test_it: signal 11 (SIGSEGV) while the test module was imported"),
+    ],
+)
 def test_a_crash_signal_of_the_test_is_a_failure_a_kill_from_outside_is_not(tmp_path, where, sig, code, last):
     kill = f"import os, signal; os.kill(os.getpid(), signal.{sig})"
-    source = ((kill + "\n" if where == "module" else "") + "import unittest\n\n\nclass T(unittest.TestCase):\n\n"
-              f"  def test_it(self):\n    {kill if where == 'test' else 'pass'}\n")
+    source = (
+        kill + "\n" if where == "module" else ""
+    ) + f"import unittest\n\n\nclass T(unittest.TestCase):\n\n  def test_it(self):\n    {kill if where == 'test' else 'pass'}\n"
     r = _run_one(tmp_path, source, "T.test_it")
     assert r.returncode == code, r.stdout + r.stderr
     assert r.stdout.strip().splitlines()[-1].startswith(last), r.stdout[-600:]
 
 
-@pytest.mark.parametrize("expected, actual, code", [
-    # the same message in other words (PT_XLA_DEBUG's "mark_step" renamed "sync"): words, not behaviour
-    ("sync in parallel loader at step end", "Execution Analysis: mark_step in parallel loader at step end", 0),
-    ("Compilation Cause: user sync", "Compilation Cause: user mark_step", 0),
-    # a negation, a number or most of the words differ: what the text says differs
-    ("graph is not cached", "Execution Analysis: graph is cached", 1),
-    ("graph is cached again", "Execution Analysis: graph is cached 2 times", 1),
-    ("most frequent graph hash", "Execution Analysis: compile took long", 1),
-])
+@pytest.mark.parametrize(
+    "expected, actual, code",
+    [
+        # the same message in other words (PT_XLA_DEBUG's "mark_step" renamed "sync"): words, not behaviour
+        ("sync in parallel loader at step end", "Execution Analysis: mark_step in parallel loader at step end", 0),
+        ("Compilation Cause: user sync", "Compilation Cause: user mark_step", 0),
+        # a negation, a number or most of the words differ: what the text says differs
+        ("graph is not cached", "Execution Analysis: graph is cached", 1),
+        ("graph is cached again", "Execution Analysis: graph is cached 2 times", 1),
+        ("most frequent graph hash", "Execution Analysis: compile took long", 1),
+    ],
+)
 def test_a_wording_check_passes_only_where_the_texts_say_the_same(tmp_path, expected, actual, code):
-    source = ("import unittest\n\n\nclass T(unittest.TestCase):\n\n"
-              f"  def test_it(self):\n    self.assertIn({expected!r}, {actual!r})\n")
+    source = (
+        f"import unittest\n\n\nclass T(unittest.TestCase):\n\n  def test_it(self):\n    self.assertIn({expected!r}, {actual!r})\n"
+    )
     r = _run_one(tmp_path, source, "T.test_it")
     assert r.returncode == code, r.stdout + r.stderr
 
@@ -465,8 +602,9 @@ def _run_one(tmp_path, source: str, test: str, pythonpath: Path | None = None):
     (tmp_path / "test" / "test_y.py").write_text(source)
     runner = Path(__file__).resolve().parent.parent / "src" / "xlakb" / "data" / "trigger_runner.py"
     env = {**os.environ, "PYTHONPATH": str(pythonpath)} if pythonpath else None
-    return subprocess.run([sys.executable, str(runner), "test/test_y.py", test], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=60, env=env)
+    return subprocess.run(
+        [sys.executable, str(runner), "test/test_y.py", test], cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env
+    )
 
 
 def test_a_package_the_environment_lacks_is_the_runners_problem_not_the_bugs(tmp_path):
@@ -475,14 +613,25 @@ def test_a_package_the_environment_lacks_is_the_runners_problem_not_the_bugs(tmp
     body = "import unittest\n\n\nclass T(unittest.TestCase):\n\n  def test_it(self):\n    pass\n"
     r = _run_one(tmp_path, "import setuptools_gone_here\n" + body, "T.test_it")
     assert r.returncode == 3, r.stdout + r.stderr
-    assert r.stdout.strip().splitlines()[-1].startswith(
-        "XLAKB-TRIGGER BROKEN T.test_it: the test module imports a package this environment lacks: ModuleNotFoundError")
+    assert (
+        r.stdout.strip()
+        .splitlines()[-1]
+        .startswith(
+            "XLAKB-TRIGGER BROKEN T.test_it: the test module imports a package this environment lacks: ModuleNotFoundError"
+        )
+    )
     r = _run_one(tmp_path, "import torch_xla.no_such_module\n" + body, "T.test_it")
     assert r.returncode == 125 and "untestable: the test module needs an API this release lacks" in r.stdout
     # a module that cannot be imported proves nothing about its tests: no test of it ran
     r = _run_one(tmp_path, "raise ValueError('module-level bug')\n" + body, "T.test_it")
-    assert r.returncode == 3 and ("XLAKB-TRIGGER BROKEN T.test_it: the test module cannot be imported on this release, "
-                                  "which proves nothing about its tests: ValueError: module-level bug") in r.stdout
+    assert (
+        r.returncode == 3
+        and (
+            "XLAKB-TRIGGER BROKEN T.test_it: the test module cannot be imported on this release, "
+            "which proves nothing about its tests: ValueError: module-level bug"
+        )
+        in r.stdout
+    )
 
 
 DEFERRED_MODULE = (
@@ -510,33 +659,57 @@ DEFERRED_MODULE = (
     "  def test_reaches_it_unseen(self):\n    self.assertEqual(getattr(globals()['xd' + 'lpack'], 'x'), 1)\n\n"
     # the release's own error, raised before the stand-in is reached, is the failure
     "  def test_fails_before_it(self):\n    import torch_xla.experimental.scan as s\n    s.boom()\n"
-    "    self.assertEqual(value_and_grad_partitioned(1), 1)\n")
+    "    self.assertEqual(value_and_grad_partitioned(1), 1)\n"
+)
 
 
-@pytest.mark.parametrize("test, extra, code, last", [
-    ("T.test_plain", "", 0, "XLAKB-TRIGGER PASSED T.test_plain"),
-    ("T.test_fails", "", 1, "XLAKB-TRIGGER FAILED T.test_fails: AssertionError: 1 != 2"),
-    ("T.test_uses_module", "", 125, "untestable: the test calls an API this release lacks: torch_xla.utils.dlpack.to_dlpack"),
-    ("T.test_uses_name", "", 125, "untestable: the test calls an API this release lacks: "
-                                  "torch_xla.experimental.scan.value_and_grad_partitioned"),
-    ("T.test_swallows_it", "", 125, "untestable: the test calls an API this release lacks: torch_xla.backends"),
-    ("T.test_lists_it", "", 125, "untestable: the test uses value_and_grad_partitioned, which this release lacks"),
-    ("T.test_compares_it", "", 125, "untestable: the test uses value_and_grad_partitioned, which this release lacks"),
-    ("T.test_through_a_helper", "", 125, "untestable: the test uses xdlpack, which this release lacks"),
-    ("T.test_fails_before_it", "", 1, "XLAKB-TRIGGER ERROR T.test_fails_before_it: RuntimeError: Error while lowering"),
-    ("T.test_reaches_it_unseen", "", 125, "untestable: the test calls an API this release lacks: torch_xla.utils.dlpack.x"),
-    ("T.test_plain", "value_and_grad_partitioned(0)", 125, "untestable: the test module needs an API this release lacks"),
-    ("T.test_plain", "from torch_xla.utils.dlpack import *", 125,
-     "untestable: the test module needs an API this release lacks: torch_xla.utils.dlpack"),
-    ("T.test_fails", "from torch_xla.experimental.scan import *\nscan_all = scan_all_later", 125,
-     "untestable: the test module needs an API this release lacks"),
-    # a plain import is imported for what importing does (registering an op): no stand-in can do that
-    ("T.test_plain", "import torch_xla.experimental.registers_an_op", 125,
-     "untestable: the test module needs an API this release lacks: ModuleNotFoundError: No module named "
-     "'torch_xla.experimental.registers_an_op'"),
-    ("T.test_plain", "raise ValueError('the module fails on its own')", 3,
-     "XLAKB-TRIGGER BROKEN T.test_plain: the test module cannot be imported on this release"),
-])
+@pytest.mark.parametrize(
+    "test, extra, code, last",
+    [
+        ("T.test_plain", "", 0, "XLAKB-TRIGGER PASSED T.test_plain"),
+        ("T.test_fails", "", 1, "XLAKB-TRIGGER FAILED T.test_fails: AssertionError: 1 != 2"),
+        ("T.test_uses_module", "", 125, "untestable: the test calls an API this release lacks: torch_xla.utils.dlpack.to_dlpack"),
+        (
+            "T.test_uses_name",
+            "",
+            125,
+            "untestable: the test calls an API this release lacks: torch_xla.experimental.scan.value_and_grad_partitioned",
+        ),
+        ("T.test_swallows_it", "", 125, "untestable: the test calls an API this release lacks: torch_xla.backends"),
+        ("T.test_lists_it", "", 125, "untestable: the test uses value_and_grad_partitioned, which this release lacks"),
+        ("T.test_compares_it", "", 125, "untestable: the test uses value_and_grad_partitioned, which this release lacks"),
+        ("T.test_through_a_helper", "", 125, "untestable: the test uses xdlpack, which this release lacks"),
+        ("T.test_fails_before_it", "", 1, "XLAKB-TRIGGER ERROR T.test_fails_before_it: RuntimeError: Error while lowering"),
+        ("T.test_reaches_it_unseen", "", 125, "untestable: the test calls an API this release lacks: torch_xla.utils.dlpack.x"),
+        ("T.test_plain", "value_and_grad_partitioned(0)", 125, "untestable: the test module needs an API this release lacks"),
+        (
+            "T.test_plain",
+            "from torch_xla.utils.dlpack import *",
+            125,
+            "untestable: the test module needs an API this release lacks: torch_xla.utils.dlpack",
+        ),
+        (
+            "T.test_fails",
+            "from torch_xla.experimental.scan import *\nscan_all = scan_all_later",
+            125,
+            "untestable: the test module needs an API this release lacks",
+        ),
+        # a plain import is imported for what importing does (registering an op): no stand-in can do that
+        (
+            "T.test_plain",
+            "import torch_xla.experimental.registers_an_op",
+            125,
+            "untestable: the test module needs an API this release lacks: ModuleNotFoundError: No module named "
+            "'torch_xla.experimental.registers_an_op'",
+        ),
+        (
+            "T.test_plain",
+            "raise ValueError('the module fails on its own')",
+            3,
+            "XLAKB-TRIGGER BROKEN T.test_plain: the test module cannot be imported on this release",
+        ),
+    ],
+)
 def test_a_name_the_release_lacks_is_untestable_only_for_a_test_that_uses_it(tmp_path, test, extra, code, last):
     """A test module imports modules and names of later releases (test_operations.py's torch_xla.utils.dlpack):
     its other tests run as written, a test that uses one (even inside a try) is untestable, and the torch_xla
@@ -546,12 +719,19 @@ def test_a_name_the_release_lacks_is_untestable_only_for_a_test_that_uses_it(tmp
         (site / pkg).mkdir(parents=True)
         (site / pkg / "__init__.py").write_text("")
     (site / "torch_xla" / "experimental" / "scan.py").write_text(
-        "def scan():\n  return 1\n\n\ndef boom():\n  raise RuntimeError('Error while lowering: [] aten::view')\n")
+        "def scan():\n  return 1\n\n\ndef boom():\n  raise RuntimeError('Error while lowering: [] aten::view')\n"
+    )
     (tmp_path / "test").mkdir()
     (tmp_path / "test" / "test_y.py").write_text(DEFERRED_MODULE.format(extra=extra))
     runner = Path(__file__).resolve().parent.parent / "src" / "xlakb" / "data" / "trigger_runner.py"
-    r = subprocess.run([sys.executable, str(runner), "test/test_y.py", test], cwd=tmp_path, capture_output=True,
-                       text=True, env={**os.environ, "PYTHONPATH": str(site)}, timeout=60)
+    r = subprocess.run(
+        [sys.executable, str(runner), "test/test_y.py", test],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(site)},
+        timeout=60,
+    )
     assert r.returncode == code, r.stdout + r.stderr
     assert r.stdout.strip().splitlines()[-1].startswith(last), r.stdout[-600:]
 
@@ -560,11 +740,15 @@ def test_a_device_generic_test_runs_as_its_xla_instances(tmp_path):
     """PyTorch's instantiate_device_type_tests replaces TestOps by TestOpsXLA with test_put_xla_<dtype>: the
     runner runs those (and not test_put_accumulate_xla), and a name it cannot find is its own problem (3),
     never the bug's (1)."""
-    source = ("import unittest\n\n\nclass TestOpsXLA(unittest.TestCase):\n\n"
-              "  def test_put_xla_float32(self):\n    pass\n\n  def test_put_xla_int64(self):\n    self.assertEqual(1, 2)\n\n"
-              "  def test_put_accumulate_xla_float32(self):\n    raise SystemExit('not this one')\n")
+    source = (
+        "import unittest\n\n\nclass TestOpsXLA(unittest.TestCase):\n\n"
+        "  def test_put_xla_float32(self):\n    pass\n\n  def test_put_xla_int64(self):\n    self.assertEqual(1, 2)\n\n"
+        "  def test_put_accumulate_xla_float32(self):\n    raise SystemExit('not this one')\n"
+    )
     r = _run_one(tmp_path, source, "TestOps.test_put")
-    assert r.returncode == 1 and r.stdout.strip().splitlines()[-1] == "XLAKB-TRIGGER FAILED TestOps.test_put: AssertionError: 1 != 2"
+    assert (
+        r.returncode == 1 and r.stdout.strip().splitlines()[-1] == "XLAKB-TRIGGER FAILED TestOps.test_put: AssertionError: 1 != 2"
+    )
     assert "Ran 2 tests" in r.stdout + r.stderr
     r = _run_one(tmp_path, source, "TestOps.test_missing")
     assert r.returncode == 3 and "XLAKB-TRIGGER BROKEN TestOps.test_missing: no such test" in r.stdout
@@ -574,24 +758,28 @@ def test_a_parameterised_test_runs_as_its_cases(tmp_path):
     """absl's parameterized (and the parameterized package) replace test_fp8 by one method per case,
     test_fp80 and test_fp81 or test_fp8_<name>, each a functools.wraps wrapper of the test: the runner runs
     those cases, not test_fp8_hlo (another parameterised test whose name starts the same)."""
-    source = ("import functools\nimport unittest\n\n\n"
-              "def cases(*values):\n"
-              "  def deco(fn):\n"
-              "    made = {}\n"
-              "    for i, v in enumerate(values):\n"
-              "      @functools.wraps(fn)\n"
-              "      def case(self, v=v):\n"
-              "        return fn(self, v)\n"
-              "      made[f'{fn.__name__}{i}'] = case\n"
-              "    return made\n"
-              "  return deco\n\n\n"
-              "class Fp8Test(unittest.TestCase):\n  pass\n\n\n"
-              "def test_fp8(self, v):\n  self.assertEqual(v, 1)\n\n"
-              "def test_fp8_hlo(self, v):\n  raise SystemExit('not this one')\n\n"
-              "for name, fn in {**cases(1, 2)(test_fp8), **cases(3)(test_fp8_hlo)}.items():\n"
-              "  setattr(Fp8Test, name, fn)\n")
+    source = (
+        "import functools\nimport unittest\n\n\n"
+        "def cases(*values):\n"
+        "  def deco(fn):\n"
+        "    made = {}\n"
+        "    for i, v in enumerate(values):\n"
+        "      @functools.wraps(fn)\n"
+        "      def case(self, v=v):\n"
+        "        return fn(self, v)\n"
+        "      made[f'{fn.__name__}{i}'] = case\n"
+        "    return made\n"
+        "  return deco\n\n\n"
+        "class Fp8Test(unittest.TestCase):\n  pass\n\n\n"
+        "def test_fp8(self, v):\n  self.assertEqual(v, 1)\n\n"
+        "def test_fp8_hlo(self, v):\n  raise SystemExit('not this one')\n\n"
+        "for name, fn in {**cases(1, 2)(test_fp8), **cases(3)(test_fp8_hlo)}.items():\n"
+        "  setattr(Fp8Test, name, fn)\n"
+    )
     r = _run_one(tmp_path, source, "Fp8Test.test_fp8")
-    assert r.returncode == 1 and r.stdout.strip().splitlines()[-1] == "XLAKB-TRIGGER FAILED Fp8Test.test_fp8: AssertionError: 2 != 1"
+    assert (
+        r.returncode == 1 and r.stdout.strip().splitlines()[-1] == "XLAKB-TRIGGER FAILED Fp8Test.test_fp8: AssertionError: 2 != 1"
+    )
     assert "Ran 2 tests" in r.stdout + r.stderr
 
 
@@ -601,8 +789,7 @@ def test_probes_in_threads_refresh_a_cached_bundle_together(upstream, tmp_path):
     from threads import at_once
     from xlakb.mining.bundle import RUNNER, bundle, runner_bytes
 
-    trigger = {"repo": "pytorch/xla", "commit": upstream["fix"], "path": "test/test_bug.py",
-               "test": "TestBug.test_bug_is_gone"}
+    trigger = {"repo": "pytorch/xla", "commit": upstream["fix"], "path": "test/test_bug.py", "test": "TestBug.test_bug_is_gone"}
     runner, _ = bundle(trigger, tmp_path, upstream["repo"])
     errors = []
     for _ in range(5):
@@ -649,8 +836,24 @@ def test_mine_proves_a_fix_and_writes_its_record(kb, upstream, wheelhouse, test_
     from xlakb.cli import main
 
     monkeypatch.delenv("XLAKB_XLA_REPO", raising=False)
-    argv = ["--root", str(kb), "mine", "--repo", str(upstream["repo"]), "--runner", "uv", "-j", "2", "-q",
-            "--find-links", str(wheelhouse), "--find-links", str(test_packages), "--index-url", "none"]
+    argv = [
+        "--root",
+        str(kb),
+        "mine",
+        "--repo",
+        str(upstream["repo"]),
+        "--runner",
+        "uv",
+        "-j",
+        "2",
+        "-q",
+        "--find-links",
+        str(wheelhouse),
+        "--find-links",
+        str(test_packages),
+        "--index-url",
+        "none",
+    ]
     assert main(argv) == 0
     table = json.loads((kb / "mined" / "candidates.json").read_text())
     rows = {(r["subject"], r["test"]): r for r in table["candidates"]}
@@ -718,8 +921,7 @@ def test_mine_proves_a_fix_and_writes_its_record(kb, upstream, wheelhouse, test_
     assert main(argv) == 0 and len(seen) == 1  # done once: the table remembers it
 
 
-def test_a_mined_proof_of_an_existing_record_is_attached_and_compared(kb, upstream, wheelhouse, test_packages,
-                                                                      monkeypatch):
+def test_a_mined_proof_of_an_existing_record_is_attached_and_compared(kb, upstream, wheelhouse, test_packages, monkeypatch):
     from fakewheels import fake_record
     from xlakb.cli import main
 
@@ -728,8 +930,22 @@ def test_a_mined_proof_of_an_existing_record_is_attached_and_compared(kb, upstre
     data = yaml.safe_load(path.read_text())
     data["upstream"]["fixed_by"] = [101]
     path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
-    argv = ["--root", str(kb), "mine", "--repo", str(upstream["repo"]), "--runner", "uv", "-q",
-            "--find-links", str(wheelhouse), "--find-links", str(test_packages), "--index-url", "none"]
+    argv = [
+        "--root",
+        str(kb),
+        "mine",
+        "--repo",
+        str(upstream["repo"]),
+        "--runner",
+        "uv",
+        "-q",
+        "--find-links",
+        str(wheelhouse),
+        "--find-links",
+        str(test_packages),
+        "--index-url",
+        "none",
+    ]
     assert main(argv) == 0
     proof = json.loads((kb / "bisect" / "fake-bug" / "proofs.json").read_text())["proofs"][0]
     assert proof["pr"] == 101 and proof["verdicts"]["2.5.1"][0] == "reproduced"
@@ -741,16 +957,30 @@ def test_a_new_run_keeps_what_was_measured_and_not_what_old_rules_left_out():
     from xlakb.mining.mine import Mined, merge
 
     def row(test, status, reason=""):
-        return Mined(commit="a" * 40, pr=1, subject="s", date="2024-01-01", cls="bug", path="test/test_x.py",
-                     test=test, status=status, reason=reason)
+        return Mined(
+            commit="a" * 40,
+            pr=1,
+            subject="s",
+            date="2024-01-01",
+            cls="bug",
+            path="test/test_x.py",
+            test=test,
+            status=status,
+            reason=reason,
+        )
 
-    old = [row("T.test_measured", "passes-before", "passes on 2.5.1"), row("T.test_left_out", "excluded", "old rule"),
-           row("T.test_proved", "proved")]
+    old = [
+        row("T.test_measured", "passes-before", "passes on 2.5.1"),
+        row("T.test_left_out", "excluded", "old rule"),
+        row("T.test_proved", "proved"),
+    ]
     old[2].record, old[2].triage = "mined-pr1-proved", "none"
     new = merge(old, [row("T.test_measured", "pending"), row("T.test_left_out", "pending"), row("T.test_proved", "pending")])
     assert [(m.test, m.status, m.reason) for m in new] == [
-        ("T.test_measured", "passes-before", "passes on 2.5.1"), ("T.test_left_out", "pending", ""),
-        ("T.test_proved", "proved", "")]
+        ("T.test_measured", "passes-before", "passes on 2.5.1"),
+        ("T.test_left_out", "pending", ""),
+        ("T.test_proved", "proved", ""),
+    ]
     assert (new[2].record, new[2].triage) == ("mined-pr1-proved", "none")  # its record is not run again for triage
 
 
@@ -782,18 +1012,26 @@ XLAKB-TRIGGER FAILED T.test_dtype: AssertionError: torch.bfloat16 != torch.float
     assert triage_signatures(assertion) == []  # the test's own assertion names no bug a user would paste
     # two failures in one test (the shape of upstream's core-aten-op tests, pytorch/xla #6588 on 2.2.0): the
     # signatures come from the one our runner reported, never from the test's fallback assertion
-    two = ("=" * 70 + "\nERROR: test_pad (test_core_aten_ops.AtenOpTest.test_pad) [can_convert_to_stablehlo]\n" + "-" * 70 +
-           "\nTraceback (most recent call last):\n"
-           '  File "/root/.cache/xlakb/envs/uv/ab/venv/lib/python3.11/site-packages/torch_xla/stablehlo.py", line 312, '
-           "in _exported_program_to_stablehlo_bundle\n    raise RuntimeError(\n"
-           "RuntimeError: This model contains ops not capturable by Pytorch/XLA: aten::reflection_pad1d=1\n\n" + "=" * 70 +
-           "\nFAIL: test_pad (test_core_aten_ops.AtenOpTest.test_pad) [torch_xla_metric]\n" + "-" * 70 +
-           "\nTraceback (most recent call last):\n"
-           '  File "/tmp/xlakb-trigger/test/test_core_aten_ops.py", line 59, in run_export_and_compare\n'
-           "AssertionError: 'aten::reflection_pad1d' unexpectedly found in 'Metric: DeviceLockWait\\n  TotalSamples: 2'\n\n"
-           + "-" * 70 + "\nRan 1 test in 0.211s\n\nFAILED (failures=1, errors=1)\n"
-           "XLAKB-TRIGGER ERROR AtenOpTest.test_pad: RuntimeError: This model contains ops not capturable by Pytorch/XLA: "
-           "aten::reflection_pad1d=1\n")
+    two = (
+        "=" * 70
+        + "\nERROR: test_pad (test_core_aten_ops.AtenOpTest.test_pad) [can_convert_to_stablehlo]\n"
+        + "-" * 70
+        + "\nTraceback (most recent call last):\n"
+        '  File "/root/.cache/xlakb/envs/uv/ab/venv/lib/python3.11/site-packages/torch_xla/stablehlo.py", line 312, '
+        "in _exported_program_to_stablehlo_bundle\n    raise RuntimeError(\n"
+        "RuntimeError: This model contains ops not capturable by Pytorch/XLA: aten::reflection_pad1d=1\n\n"
+        + "=" * 70
+        + "\nFAIL: test_pad (test_core_aten_ops.AtenOpTest.test_pad) [torch_xla_metric]\n"
+        + "-" * 70
+        + "\nTraceback (most recent call last):\n"
+        '  File "/tmp/xlakb-trigger/test/test_core_aten_ops.py", line 59, in run_export_and_compare\n'
+        "AssertionError: 'aten::reflection_pad1d' unexpectedly found in 'Metric: DeviceLockWait\\n  TotalSamples: 2'\n\n"
+        + "-"
+        * 70
+        + "\nRan 1 test in 0.211s\n\nFAILED (failures=1, errors=1)\n"
+        "XLAKB-TRIGGER ERROR AtenOpTest.test_pad: RuntimeError: This model contains ops not capturable by Pytorch/XLA: "
+        "aten::reflection_pad1d=1\n"
+    )
     sigs = triage_signatures(two)
     assert any("not capturable" in str(s.get("message", "")) for s in sigs), sigs
     assert any(s.get("frame", {}).get("function") == "_exported_program_to_stablehlo_bundle" for s in sigs), sigs
@@ -813,9 +1051,11 @@ def test_a_release_the_matrix_could_not_judge_is_not_an_end_of_the_bisection():
 
 
 def test_a_test_that_checks_an_op_no_longer_falls_back_is_speed_not_a_failure():
-    source = ("import unittest\n\n\nclass T(unittest.TestCase):\n\n"
-              "  def test_shift_no_fallback(self):\n    self._test_no_fallback(torch.bitwise_left_shift, (a, b))\n\n"
-              "  def test_shift(self):\n    self.assertEqual(shift(a), b)\n")
+    source = (
+        "import unittest\n\n\nclass T(unittest.TestCase):\n\n"
+        "  def test_shift_no_fallback(self):\n    self._test_no_fallback(torch.bitwise_left_shift, (a, b))\n\n"
+        "  def test_shift(self):\n    self.assertEqual(shift(a), b)\n"
+    )
     found = {t.test: t for t in triggers.changed_tests(source, "test/test_operations.py", list(range(1, 12)))}
     assert triggers.fallback_only(found["T.test_shift_no_fallback"])
     assert not triggers.fallback_only(found["T.test_shift"])
@@ -827,9 +1067,19 @@ def test_one_test_proved_by_two_changes_of_one_release_is_one_record():
     from xlakb.mining.mine import Mined, same_proof
 
     def row(sha, pr, test="UnboundedDynamismExportTest.test_embedding", record="", fixed="2.4.0", copy="f" * 40):
-        return Mined(commit=sha * 40, pr=pr, subject=f"x (#{pr})", date="2024-03-01", cls="op-now-works",
-                     path="test/stablehlo/test_unbounded_dynamism.py", test=test, fixed_in=fixed, status="proved",
-                     record=record, test_commit=copy)
+        return Mined(
+            commit=sha * 40,
+            pr=pr,
+            subject=f"x (#{pr})",
+            date="2024-03-01",
+            cls="op-now-works",
+            path="test/stablehlo/test_unbounded_dynamism.py",
+            test=test,
+            fixed_in=fixed,
+            status="proved",
+            record=record,
+            test_commit=copy,
+        )
 
     first, later, other = row("a", 6653), row("b", 6781), row("a", 6653, test="UnboundedDynamismExportTest.test_var")
     assert same_proof([first, later, other]) == {first.key: later}
@@ -845,31 +1095,100 @@ def test_one_test_proved_by_two_changes_of_one_release_is_one_record():
 
 
 # -- bug, limitation or neither: what a proved test shows ---------------------------------------------------
-@pytest.mark.parametrize("failure, source, env, path, kind, rule", [
-    ("XLAKB-TRIGGER ERROR T.test_fp8: RuntimeError: torch_xla/csrc/dtype.cpp:161 : Type not supported: Float8_e5m2",
-     "", (), "test/test_fp8.py", "limitation", "unsupported-dtype"),
-    ("XLAKB-TRIGGER ERROR A.test_pad: RuntimeError: This model contains ops not capturable by Pytorch/XLA: aten::pad=1",
-     "", (), "test/test_core_aten_ops.py", "limitation", "export-refuses-unlowered-op"),
-    ("XLAKB-TRIGGER CRASHED U.test_x: signal 6 (SIGABRT)", "", ("EXPERIMENTAL_XLA_UNBOUNDED_DYNAMISM",),
-     "test/stablehlo/test_unbounded.py", "limitation", "experimental-flag"),
-    ("XLAKB-TRIGGER ERROR D.test_gt: RuntimeError: XLASymNodeImpl::gt has not been implemented.", "", (), "test/ds/t.py",
-     "limitation", "not-implemented"),
-    ("XLAKB-TRIGGER FAILED T.test_softmax: AssertionError: Regex didn't match: '.*f32' not found in 'HloModule m'", "",
-     (), "test/test_autocast_xla.py", "limitation", "autocast-policy"),
-    ("XLAKB-TRIGGER FAILED T.test_patch: AssertionError: False is not true", "    self.assertEqual(dir(GRU), dir(ScanGRU))\n",
-     (), "test/scan/test_gru.py", "neither", "class-shape"),
-    ("XLAKB-TRIGGER FAILED T.test_alias: AssertionError: 0.0 != 1.0",
-     "    self.assertEqual(met.metric_data('InputOutputAliasCount')[1], 1.0)\n", (), "test/t.py", "neither", "counter"),
-    ("XLAKB-TRIGGER FAILED T.test_value: AssertionError: 0.0 != 1.0", "    self.assertEqual(t.item(), 1.0)\n", (),
-     "test/t.py", "bug", ""),
-    ("XLAKB-TRIGGER FAILED T.test_graphs: AssertionError: 2 != 1", "    self.assertEqual(met.counter_value('Graphs'), 1)\n",
-     (), "test/t.py", "neither", "counter"),
-    ("XLAKB-TRIGGER FAILED T.test_ir: AssertionError: '%add.6' not found in 'HloModule IrToHlo.8'",
-     "    hlo = torch_xla._XLAC._get_xla_tensors_hlo([t])\n", (), "test/spmd/t.py", "neither", "expected-text"),
-    # what the release raised where the call should have worked: a bug
-    ("XLAKB-TRIGGER ERROR T.test_einsum: RuntimeError: aten_xla_bridge.cpp:84 : Check failed: xtensor", "", (),
-     "test/dynamo/test_dynamo.py", "bug", ""),
-])
+@pytest.mark.parametrize(
+    "failure, source, env, path, kind, rule",
+    [
+        (
+            "XLAKB-TRIGGER ERROR T.test_fp8: RuntimeError: torch_xla/csrc/dtype.cpp:161 : Type not supported: Float8_e5m2",
+            "",
+            (),
+            "test/test_fp8.py",
+            "limitation",
+            "unsupported-dtype",
+        ),
+        (
+            "XLAKB-TRIGGER ERROR A.test_pad: RuntimeError: This model contains ops not capturable by Pytorch/XLA: aten::pad=1",
+            "",
+            (),
+            "test/test_core_aten_ops.py",
+            "limitation",
+            "export-refuses-unlowered-op",
+        ),
+        (
+            "XLAKB-TRIGGER CRASHED U.test_x: signal 6 (SIGABRT)",
+            "",
+            ("EXPERIMENTAL_XLA_UNBOUNDED_DYNAMISM",),
+            "test/stablehlo/test_unbounded.py",
+            "limitation",
+            "experimental-flag",
+        ),
+        (
+            "XLAKB-TRIGGER ERROR D.test_gt: RuntimeError: XLASymNodeImpl::gt has not been implemented.",
+            "",
+            (),
+            "test/ds/t.py",
+            "limitation",
+            "not-implemented",
+        ),
+        (
+            "XLAKB-TRIGGER FAILED T.test_softmax: AssertionError: Regex didn't match: '.*f32' not found in 'HloModule m'",
+            "",
+            (),
+            "test/test_autocast_xla.py",
+            "limitation",
+            "autocast-policy",
+        ),
+        (
+            "XLAKB-TRIGGER FAILED T.test_patch: AssertionError: False is not true",
+            "    self.assertEqual(dir(GRU), dir(ScanGRU))\n",
+            (),
+            "test/scan/test_gru.py",
+            "neither",
+            "class-shape",
+        ),
+        (
+            "XLAKB-TRIGGER FAILED T.test_alias: AssertionError: 0.0 != 1.0",
+            "    self.assertEqual(met.metric_data('InputOutputAliasCount')[1], 1.0)\n",
+            (),
+            "test/t.py",
+            "neither",
+            "counter",
+        ),
+        (
+            "XLAKB-TRIGGER FAILED T.test_value: AssertionError: 0.0 != 1.0",
+            "    self.assertEqual(t.item(), 1.0)\n",
+            (),
+            "test/t.py",
+            "bug",
+            "",
+        ),
+        (
+            "XLAKB-TRIGGER FAILED T.test_graphs: AssertionError: 2 != 1",
+            "    self.assertEqual(met.counter_value('Graphs'), 1)\n",
+            (),
+            "test/t.py",
+            "neither",
+            "counter",
+        ),
+        (
+            "XLAKB-TRIGGER FAILED T.test_ir: AssertionError: '%add.6' not found in 'HloModule IrToHlo.8'",
+            "    hlo = torch_xla._XLAC._get_xla_tensors_hlo([t])\n",
+            (),
+            "test/spmd/t.py",
+            "neither",
+            "expected-text",
+        ),
+        # what the release raised where the call should have worked: a bug
+        (
+            "XLAKB-TRIGGER ERROR T.test_einsum: RuntimeError: aten_xla_bridge.cpp:84 : Check failed: xtensor",
+            "",
+            (),
+            "test/dynamo/test_dynamo.py",
+            "bug",
+            "",
+        ),
+    ],
+)
 def test_a_proved_test_is_a_bug_a_limitation_or_neither_by_rules_with_reasons(failure, source, env, path, kind, rule):
     found = triggers.kind_of(failure, source, env, path)
     assert (found.kind, found.rule) == (kind, rule) and found.reason
@@ -879,18 +1198,29 @@ def test_a_review_of_the_fix_overrides_the_rules_and_the_table_keeps_both(tmp_pa
     from xlakb.mining.mine import Mined, judge_kinds, load_review
 
     (tmp_path / "mined").mkdir()
-    row = Mined(commit="c" * 40, pr=7023, subject="Handle aliasing (#7023)", date="2024-05-01", cls="bug",
-                path="test/test_x.py", test="T.test_alias", status="proved",
-                failure="XLAKB-TRIGGER FAILED T.test_alias: AssertionError: 0.0 != 1.0")
+    row = Mined(
+        commit="c" * 40,
+        pr=7023,
+        subject="Handle aliasing (#7023)",
+        date="2024-05-01",
+        cls="bug",
+        path="test/test_x.py",
+        test="T.test_alias",
+        status="proved",
+        failure="XLAKB-TRIGGER FAILED T.test_alias: AssertionError: 0.0 != 1.0",
+    )
     assert judge_kinds(tmp_path, None, [row]) == [(row.key, "", "bug")]
     (tmp_path / "mined" / "review.yaml").write_text(
-        "reviews:\n- pr: 7023\n  kind: neither\n  reason: the test counts donated buffers; results were right\n")
+        "reviews:\n- pr: 7023\n  kind: neither\n  reason: the test counts donated buffers; results were right\n"
+    )
     assert judge_kinds(tmp_path, None, [row]) == [(row.key, "bug", "neither")]
     assert (row.kind, row.kind_rule, row.rule_kind) == ("neither", "review", "bug")
-    for text, said in [("reviews:\n- pr: 1\n  kind: feature\n  reason: x\n", "kind 'feature' is not one of"),
-                       ("reviews:\n- pr: 1\n  kind: bug\n", "a decision says why (reason)"),
-                       ("reviews:\n- kind: bug\n", "each entry names its fix (pr: N)"),
-                       ("reviews: [\n", "malformed YAML")]:
+    for text, said in [
+        ("reviews:\n- pr: 1\n  kind: feature\n  reason: x\n", "kind 'feature' is not one of"),
+        ("reviews:\n- pr: 1\n  kind: bug\n", "a decision says why (reason)"),
+        ("reviews:\n- kind: bug\n", "each entry names its fix (pr: N)"),
+        ("reviews: [\n", "malformed YAML"),
+    ]:
         (tmp_path / "mined" / "review.yaml").write_text(text)
         with pytest.raises(XlakbError, match=re.escape(said)) as err:
             load_review(tmp_path)

@@ -42,9 +42,9 @@ class Site:
 
     def __init__(self) -> None:
         self.files: dict[str, bytes] = {}
-        self.truncate: dict[str, int] = {}   # path -> bytes actually sent
+        self.truncate: dict[str, int] = {}  # path -> bytes actually sent
         self.slow: set[str] = set()
-        self.fail: set[str] = set()          # path -> HTTP 500
+        self.fail: set[str] = set()  # path -> HTTP 500
         self.gets: Counter[str] = Counter()
         self.heads: Counter[str] = Counter()
         self.lock = threading.Lock()
@@ -143,8 +143,7 @@ def test_default_templates_follow_public_naming():
         "torch_xla-2.5.0.dev20240820-cp310-cp310-linux_x86_64.whl"
     )
     assert format_url(DEFAULT_TORCH_URL, date="20250116", version="2.7.0", py="cp311") == (
-        "https://download.pytorch.org/whl/nightly/cpu/"
-        "torch-2.7.0.dev20250116%2Bcpu-cp311-cp311-manylinux_2_28_x86_64.whl"
+        "https://download.pytorch.org/whl/nightly/cpu/torch-2.7.0.dev20250116%2Bcpu-cp311-cp311-manylinux_2_28_x86_64.whl"
     )
 
 
@@ -174,8 +173,7 @@ def test_list_leaves_missing_days_out(nightly_site):
     site, base, templates = nightly_site
     progress = RecordingProgress()
     got = list_nightlies("2025-01-01", "2025-01-06", versions=["2.7.0", "2.8.0"], progress=progress, **templates)
-    assert [c.label for c in got] == ["nightly 2025-01-01", "nightly 2025-01-02", "nightly 2025-01-05",
-                                      "nightly 2025-01-06"]
+    assert [c.label for c in got] == ["nightly 2025-01-01", "nightly 2025-01-02", "nightly 2025-01-05", "nightly 2025-01-06"]
     assert got.missing == ["2025-01-03", "2025-01-04"]
     assert all(c.kind == "nightly" and c.torch_xla == "" and c.torch == "" for c in got)
     last = got[-1].meta
@@ -359,7 +357,9 @@ def test_file_url_templates(tmp_path):
         (wheels / XLA_NAME.format(v="2.7.0", d=d)).write_bytes(wheel_bytes(d))
         (wheels / f"torch-2.7.0.dev{d}-cp311.whl").write_bytes(wheel_bytes("t" + d))
     got = list_nightlies(
-        "2025-01-01", "2025-01-03", versions="2.7.0",
+        "2025-01-01",
+        "2025-01-03",
+        versions="2.7.0",
         torch_xla_url=wheels.as_uri() + "/torch_xla-{version}.dev{date}-{py}-{py}-linux_x86_64.whl",
         torch_url=wheels.as_uri() + "/torch-{version}.dev{date}-{py}.whl",
     )

@@ -43,8 +43,13 @@ def test_scalar_param_record_on_real_releases(which):
 
 # the first record adds no package, so its environment is each release's host: the scalar record (numpy) and the
 # mesh record (numpy, rich; 16 devices) then run in environments that add packages to it
-WARM_SAMPLE = ["cpu-backward-before-xla-autograd-assert", SCALAR, "use-spmd-after-device-init-segfault",
-               "dynamo-inplace-view-op-xtensor-check", "visualize-sharding-two-digit-mesh-dim"]
+WARM_SAMPLE = [
+    "cpu-backward-before-xla-autograd-assert",
+    SCALAR,
+    "use-spmd-after-device-init-segfault",
+    "dynamo-inplace-view-op-xtensor-check",
+    "visualize-sharding-two-digit-mesh-dim",
+]
 
 
 def test_warm_and_cold_probes_give_the_same_verdict_on_real_wheels(monkeypatch):
@@ -60,8 +65,11 @@ def test_warm_and_cold_probes_give_the_same_verdict_on_real_wheels(monkeypatch):
     releases = claimed_pair(record)
     backend = UvBackend()
     seen = {}
-    settings = {(version, tuple(sorted(server_env(version, run_env(load_record(REPO, rid), None, release(version))).items())))
-                for rid in WARM_SAMPLE for version in releases}
+    settings = {
+        (version, tuple(sorted(server_env(version, run_env(load_record(REPO, rid), None, release(version))).items())))
+        for rid in WARM_SAMPLE
+        for version in releases
+    }
     for start in ("cold", "warm"):
         monkeypatch.setenv("XLAKB_WARM", "1" if start == "warm" else "0")
         close_pool()

@@ -99,8 +99,13 @@ def test_duplicate_key_is_an_error_not_a_silent_overwrite(kb):
 
 def test_bad_regex_and_bad_link(kb):
     path = fake_record(kb)
-    edit(path, lambda d: (d["reproducer"].__setitem__("signatures", ["unbalanced("]),
-                          d["upstream"].__setitem__("links", ["http:/nope"])))
+    edit(
+        path,
+        lambda d: (
+            d["reproducer"].__setitem__("signatures", ["unbalanced("]),
+            d["upstream"].__setitem__("links", ["http:/nope"]),
+        ),
+    )
     msgs = problems_of(kb)
     assert any("upstream.links[0]" in m for m in msgs)
     edit(path, lambda d: d["upstream"].pop("links"))
@@ -132,10 +137,13 @@ def test_an_unknown_id_close_to_known_ones_names_them():
     from xlakb.records import id_hint
 
     known = ["fsdpv2-nofunc-has-sharding", "fsdpv2-scalar-param-unhashable-list", "index-empty-tensor-gather-abort"]
-    assert id_hint("index-empty-tensor-gather-abrot", known) == \
-        "did you mean index-empty-tensor-gather-abort? `xlakb list` shows every id"  # a typo
+    assert (
+        id_hint("index-empty-tensor-gather-abrot", known)
+        == "did you mean index-empty-tensor-gather-abort? `xlakb list` shows every id"
+    )  # a typo
     assert id_hint("fsdpv2", known).startswith(
-        "did you mean fsdpv2-nofunc-has-sharding or fsdpv2-scalar-param-unhashable-list?")  # its first words
+        "did you mean fsdpv2-nofunc-has-sharding or fsdpv2-scalar-param-unhashable-list?"
+    )  # its first words
     assert id_hint("nope", known) == f"known ids: {', '.join(known)}"  # nothing close: every id
     assert id_hint("nope", []) == "known ids: none"
 
@@ -165,11 +173,24 @@ def test_validate_checks_claims_against_the_measured_matrix(kb):
     from fakewheels import fake_record
 
     fake_record(kb)  # claims affected >=2.4,<2.6, fixed_in 2.6.0, status fixed
-    rows = {"2.1.0": "untestable", "2.3.0": "reproduced", "2.4.0": "not-reproduced", "2.5.1": "reproduced",
-            "2.6.0": "not-reproduced", "2.7.0": "reproduced"}
+    rows = {
+        "2.1.0": "untestable",
+        "2.3.0": "reproduced",
+        "2.4.0": "not-reproduced",
+        "2.5.1": "reproduced",
+        "2.6.0": "not-reproduced",
+        "2.7.0": "reproduced",
+    }
     (kb / "bisect" / "fake-bug").mkdir(parents=True, exist_ok=True)
-    (kb / "bisect" / "fake-bug" / "matrix.json").write_text(json.dumps(
-        {"record": "fake-bug", "kind": "matrix", "results": [{"candidate": v, "kind": "release", "verdict": r} for v, r in rows.items()]}))
+    (kb / "bisect" / "fake-bug" / "matrix.json").write_text(
+        json.dumps(
+            {
+                "record": "fake-bug",
+                "kind": "matrix",
+                "results": [{"candidate": v, "kind": "release", "verdict": r} for v, r in rows.items()],
+            }
+        )
+    )
     r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "validate"], capture_output=True, text=True)
     assert r.returncode == 1
     lines = r.stdout.splitlines()
@@ -180,9 +201,19 @@ def test_validate_checks_claims_against_the_measured_matrix(kb):
         "issues/fake-bug.yaml:20: status: is fixed, but the newest measured release 2.7.0 is reproduced (bisect/fake-bug/matrix.json)",
     ], r.stdout
     # other commands still load the record: a stale claim never hides it from triage or list
-    assert subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "list"], capture_output=True, text=True).returncode == 0
-    (kb / "bisect" / "fake-bug" / "matrix.json").write_text(json.dumps({"results": [
-        {"candidate": v, "kind": "release", "verdict": r} for v, r in {"2.3.0": "not-reproduced", "2.4.0": "reproduced", "2.6.0": "not-reproduced"}.items()]}))
+    assert (
+        subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "list"], capture_output=True, text=True).returncode == 0
+    )
+    (kb / "bisect" / "fake-bug" / "matrix.json").write_text(
+        json.dumps(
+            {
+                "results": [
+                    {"candidate": v, "kind": "release", "verdict": r}
+                    for v, r in {"2.3.0": "not-reproduced", "2.4.0": "reproduced", "2.6.0": "not-reproduced"}.items()
+                ]
+            }
+        )
+    )
     r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "validate"], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout
     (kb / "bisect" / "fake-bug" / "matrix.json").write_text("{not json")
@@ -231,7 +262,8 @@ def test_lookalike_links_must_exist_and_go_both_ways(kb):
     a.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), "utf-8")
     _records, problems = validate(kb)
     assert [str(p) for p in problems if p.field == "lookalikes.ids"] == [
-        "issues/bug-a.yaml: lookalikes.ids: bug-b does not list bug-a as its look-alike"]
+        "issues/bug-a.yaml: lookalikes.ids: bug-b does not list bug-a as its look-alike"
+    ]
     data["lookalikes"]["ids"] = ["bug-c"]
     a.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), "utf-8")
     _records, problems = validate(kb)
@@ -242,10 +274,21 @@ def test_lookalike_links_must_exist_and_go_both_ways(kb):
 def _mined(data: dict, **extra) -> dict:
     data = dict(data)
     data["source"] = "mined"
-    data["reproducer"] = {"trigger": {"repo": "pytorch/xla", "commit": "a" * 40, "path": "test/test_x.py", "test": "T.test_x"},
-                          "fidelity": "exact", "timeout": 60, "signatures": ["XLAKB-TRIGGER FAILED T\\.test_x: "]}
-    data["mined"] = {"commit": "a" * 40, "pr": 7740, "subject": "Support fp8e5m2 dtype (#7740)", "class": "dtype-precision",
-                     "shipped": "ancestry", "draft": False, **extra}
+    data["reproducer"] = {
+        "trigger": {"repo": "pytorch/xla", "commit": "a" * 40, "path": "test/test_x.py", "test": "T.test_x"},
+        "fidelity": "exact",
+        "timeout": 60,
+        "signatures": ["XLAKB-TRIGGER FAILED T\\.test_x: "],
+    }
+    data["mined"] = {
+        "commit": "a" * 40,
+        "pr": 7740,
+        "subject": "Support fp8e5m2 dtype (#7740)",
+        "class": "dtype-precision",
+        "shipped": "ancestry",
+        "draft": False,
+        **extra,
+    }
     return data
 
 
@@ -312,6 +355,8 @@ def test_nothing_committed_names_a_path_of_the_machine_it_was_measured_on():
                 found += [f"{path.relative_to(REPO)}: {p}" for p in machine_paths(path.read_text("utf-8"))]
     assert found == []
     assert machine_paths("see /home/me/xla and /root/.cache/x") == ["/home/me", "/root"]
-    assert scrub("from '/root/.cache/xlakb/envs/uv/ab/venv/lib/python3.11/site-packages/_XLAC.so'") == \
-        "from '<site-packages>/_XLAC.so'"
+    assert (
+        scrub("from '/root/.cache/xlakb/envs/uv/ab/venv/lib/python3.11/site-packages/_XLAC.so'")
+        == "from '<site-packages>/_XLAC.so'"
+    )
     assert command(["bisect", "r", "--repo", "/home/me/xla", "--start=/abs/start"]) == "bisect r --repo ../xla --start=start"

@@ -19,7 +19,9 @@ def serve(versions, *, mode="json", sdist=False):
     whatever is asked, as some mirrors do), "bad-type" (a content type that is neither),
     "bad-json" (says JSON, sends HTML), "binary" (says HTML, sends bytes that are not UTF-8)."""
     seen: list[str] = []
-    files = [f"torch_xla-{v}-cp311-cp311-manylinux_2_28_x86_64.whl" for v in versions] + (["torch_xla-1.13.tar.gz"] if sdist else [])
+    files = [f"torch_xla-{v}-cp311-cp311-manylinux_2_28_x86_64.whl" for v in versions] + (
+        ["torch_xla-1.13.tar.gz"] if sdist else []
+    )
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):
@@ -27,13 +29,20 @@ def serve(versions, *, mode="json", sdist=False):
             if self.path.rstrip("/") != "/simple/torch-xla":
                 self.send_error(404)
                 return
-            html = ("<!DOCTYPE html><html><head><title>Links for torch-xla</title></head><body><h1>Links for torch-xla</h1>"
-                    + "".join(f'<a href="../../packages/{f}#sha256=00">{f}</a><br/>' for f in files)
-                    + '<a href="https://example.invalid/weird">not-a-distribution</a></body></html>').encode()
+            html = (
+                "<!DOCTYPE html><html><head><title>Links for torch-xla</title></head><body><h1>Links for torch-xla</h1>"
+                + "".join(f'<a href="../../packages/{f}#sha256=00">{f}</a><br/>' for f in files)
+                + '<a href="https://example.invalid/weird">not-a-distribution</a></body></html>'
+            ).encode()
             wants_json = "application/vnd.pypi.simple.v1+json" in (self.headers.get("Accept") or "")
             if mode == "json" and wants_json:
-                body = json.dumps({"meta": {"api-version": "1.1"}, "name": "torch-xla",
-                                   "files": [{"filename": f, "url": f"../../packages/{f}"} for f in files]}).encode()
+                body = json.dumps(
+                    {
+                        "meta": {"api-version": "1.1"},
+                        "name": "torch-xla",
+                        "files": [{"filename": f, "url": f"../../packages/{f}"} for f in files],
+                    }
+                ).encode()
                 ctype = "application/vnd.pypi.simple.v1+json"
             elif mode in ("json", "html-only"):
                 body, ctype = html, "text/html; charset=utf-8"
@@ -70,14 +79,19 @@ def test_published_versions_and_check(tmp_path):
     server, url = serve(all_releases() + ["2.1.0rc5", "3.0.0"])
     try:
         assert published_versions(url) == all_releases() + ["3.0.0"]  # pre-releases left out
-        r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(tmp_path), "releases", "--check", "--index-url", url],
-                           capture_output=True, text=True)
+        r = subprocess.run(
+            [sys.executable, "-m", "xlakb", "--root", str(tmp_path), "releases", "--check", "--index-url", url],
+            capture_output=True,
+            text=True,
+        )
         assert r.returncode == 1 and "not in the release table" in r.stderr and "3.0.0" in r.stderr
     finally:
         server.shutdown()
     server, url = serve(all_releases())
     try:
-        r = subprocess.run([sys.executable, "-m", "xlakb", "releases", "--check", "--index-url", url], capture_output=True, text=True)
+        r = subprocess.run(
+            [sys.executable, "-m", "xlakb", "releases", "--check", "--index-url", url], capture_output=True, text=True
+        )
         assert r.returncode == 0 and f"covers all {len(all_releases())} published releases" in r.stdout
     finally:
         server.shutdown()
@@ -103,17 +117,22 @@ def test_json_preferred_html_accepted(mode):
 def test_check_reads_an_html_only_index(tmp_path):
     server, url = serve(all_releases() + ["3.0.0"], mode="html-only", sdist=True)
     try:
-        r = subprocess.run([sys.executable, "-m", "xlakb", "releases", "--check", "--index-url", url], capture_output=True, text=True)
+        r = subprocess.run(
+            [sys.executable, "-m", "xlakb", "releases", "--check", "--index-url", url], capture_output=True, text=True
+        )
         assert r.returncode == 1 and r.stderr.strip().endswith("releases.yaml): 1.13, 3.0.0"), r.stderr
     finally:
         server.shutdown()
 
 
-@pytest.mark.parametrize("mode,said", [
-    ("bad-type", "content type 'text/plain', neither PEP 691 JSON nor PEP 503 HTML"),
-    ("bad-json", "says application/vnd.pypi.simple.v1+json but the body is not JSON"),
-    ("binary", "says text/html but the body is not UTF-8 text"),
-])
+@pytest.mark.parametrize(
+    "mode,said",
+    [
+        ("bad-type", "content type 'text/plain', neither PEP 691 JSON nor PEP 503 HTML"),
+        ("bad-json", "says application/vnd.pypi.simple.v1+json but the body is not JSON"),
+        ("binary", "says text/html but the body is not UTF-8 text"),
+    ],
+)
 def test_unreadable_answers_are_one_line(mode, said):
     server, url = serve(all_releases(), mode=mode)
     try:
@@ -121,7 +140,9 @@ def test_unreadable_answers_are_one_line(mode, said):
             published_versions(url)
         text = str(err.value)
         assert f"cannot read the package index at {url}/torch-xla/" in text and said in text and "\n" not in text
-        r = subprocess.run([sys.executable, "-m", "xlakb", "releases", "--check", "--index-url", url], capture_output=True, text=True)
+        r = subprocess.run(
+            [sys.executable, "-m", "xlakb", "releases", "--check", "--index-url", url], capture_output=True, text=True
+        )
         assert r.returncode == 1 and said in r.stderr and "Traceback" not in r.stderr
         assert len([ln for ln in r.stderr.splitlines() if ln.startswith("xlakb: error")]) == 1
     finally:

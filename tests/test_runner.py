@@ -20,16 +20,19 @@ def rr(code, out="", timed_out=False, note=""):
     return RunResult(("python",), code, timed_out, 1.0, out, None, note)
 
 
-@pytest.mark.parametrize("result,verdict", [
-    (rr(0), Verdict.NOT_REPRODUCED),
-    (rr(1, "TypeError: unhashable type: 'list'"), Verdict.REPRODUCED),
-    (rr(1, "Segmentation fault"), Verdict.ERROR),
-    (rr(125, "no API"), Verdict.UNTESTABLE),
-    (rr(2, "Traceback"), Verdict.ERROR),
-    (rr(-6, "Check failed"), Verdict.ERROR),
-    (rr(None, "", timed_out=True), Verdict.ERROR),
-    (rr(1, "unhashable type: 'list'", note="killed: out of memory"), Verdict.ERROR),
-])
+@pytest.mark.parametrize(
+    "result,verdict",
+    [
+        (rr(0), Verdict.NOT_REPRODUCED),
+        (rr(1, "TypeError: unhashable type: 'list'"), Verdict.REPRODUCED),
+        (rr(1, "Segmentation fault"), Verdict.ERROR),
+        (rr(125, "no API"), Verdict.UNTESTABLE),
+        (rr(2, "Traceback"), Verdict.ERROR),
+        (rr(-6, "Check failed"), Verdict.ERROR),
+        (rr(None, "", timed_out=True), Verdict.ERROR),
+        (rr(1, "unhashable type: 'list'", note="killed: out of memory"), Verdict.ERROR),
+    ],
+)
 def test_classify(result, verdict):
     assert classify(result, SIG)[0] is verdict
 
@@ -87,11 +90,19 @@ def test_run_env_is_clean_and_has_record_vars(kb, monkeypatch):
 def test_env_spec_pairs_torch_and_pins(kb):
     fake_record(kb, packages=("numpy",))
     rec = load_record(kb, "fake-bug")
-    assert set(env_spec(rec, release("2.1.0")).requirements) == {"torch_xla==2.1.0", "torch==2.1.0", "numpy<2", "setuptools<70", "numpy"}
+    assert set(env_spec(rec, release("2.1.0")).requirements) == {
+        "torch_xla==2.1.0",
+        "torch==2.1.0",
+        "numpy<2",
+        "setuptools<70",
+        "numpy",
+    }
     assert set(env_spec(rec, release("2.6.1")).requirements) == {"torch_xla==2.6.1", "torch==2.6.0", "numpy"}
 
 
-@pytest.mark.parametrize("version,verdict", [("2.1.0", Verdict.UNTESTABLE), ("2.5.1", Verdict.REPRODUCED), ("2.6.0", Verdict.NOT_REPRODUCED)])
+@pytest.mark.parametrize(
+    "version,verdict", [("2.1.0", Verdict.UNTESTABLE), ("2.5.1", Verdict.REPRODUCED), ("2.6.0", Verdict.NOT_REPRODUCED)]
+)
 def test_probe_real_env(kb, wheelhouse, version, verdict):
     fake_record(kb)
     res = probe(load_record(kb, "fake-bug"), release(version), UvBackend(), find_links=(str(wheelhouse),), index_url="none")

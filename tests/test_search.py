@@ -114,10 +114,10 @@ def test_everything_skipped():
 @pytest.mark.parametrize(
     "n,culprit,skips,bracket,unknown",
     [
-        (10, 1, {1}, (0, 2), (1,)),          # first inner candidate: the culprit, skipped
-        (10, 8, {8}, (7, 9), (8,)),          # last inner candidate: the culprit, skipped
-        (10, 2, {1}, (0, 2), (1,)),          # the last OLD one is skipped, next to the start
-        (10, 8, {7}, (6, 8), (7,)),          # the last OLD one is skipped, before the culprit
+        (10, 1, {1}, (0, 2), (1,)),  # first inner candidate: the culprit, skipped
+        (10, 8, {8}, (7, 9), (8,)),  # last inner candidate: the culprit, skipped
+        (10, 2, {1}, (0, 2), (1,)),  # the last OLD one is skipped, next to the start
+        (10, 8, {7}, (6, 8), (7,)),  # the last OLD one is skipped, before the culprit
         (10, 1, {1, 2, 3}, (0, 4), (1, 2, 3)),  # a skipped run from the start
         (10, 8, {6, 7, 8}, (5, 9), (6, 7, 8)),  # a skipped run up to the end
         (12, 6, {1, 2, 9, 10}, (5, 6), ()),  # skips at both ends do not hide a culprit in the middle

@@ -32,9 +32,14 @@ CORPUS = Path(__file__).resolve().parent / "data" / "triage"
 
 
 def record(rid="fake-bug", signatures=(), measured=None, fixed_in="2.6.0", status="fixed", lookalikes=None):
-    data = {"id": rid, "title": {"en": f"title {rid}", "zh": f"标题 {rid}"}, "status": status,
-            "versions": {"affected": ">=2.4,<2.6", **({"fixed_in": fixed_in} if fixed_in else {})},
-            "workaround": {"en": "Upgrade.", "zh": "升级。"}, "signatures": list(signatures)}
+    data = {
+        "id": rid,
+        "title": {"en": f"title {rid}", "zh": f"标题 {rid}"},
+        "status": status,
+        "versions": {"affected": ">=2.4,<2.6", **({"fixed_in": fixed_in} if fixed_in else {})},
+        "workaround": {"en": "Upgrade.", "zh": "升级。"},
+        "signatures": list(signatures),
+    }
     if lookalikes:
         data["lookalikes"] = {"ids": lookalikes, "tells_apart": {"en": f"how to tell {rid}", "zh": f"区分 {rid}"}}
     matrix = {"results": [{"candidate": v, "kind": "release", "verdict": r} for v, r in (measured or {}).items()]}
@@ -47,22 +52,29 @@ def kb_of(*records, background=()):
     return annotate(list(records), list(background))
 
 
-SCALAR_LIKE = record(signatures=[
-    {"message": "unhashable type: 'list'"},
-    {"frame": {"file": r"spmd_fully_sharded_data_parallel\.py", "function": "__init__"}},
-    {"call": r"SpmdFullyShardedDataParallel\("},
-    {"env": "XLA_USE_SPMD=1"},
-], measured={"2.5.1": "reproduced", "2.7.0": "not-reproduced"}, fixed_in="2.7.0")
+SCALAR_LIKE = record(
+    signatures=[
+        {"message": "unhashable type: 'list'"},
+        {"frame": {"file": r"spmd_fully_sharded_data_parallel\.py", "function": "__init__"}},
+        {"call": r"SpmdFullyShardedDataParallel\("},
+        {"env": "XLA_USE_SPMD=1"},
+    ],
+    measured={"2.5.1": "reproduced", "2.7.0": "not-reproduced"},
+    fixed_in="2.7.0",
+)
 
-TRACEBACK = '''Traceback (most recent call last):
+TRACEBACK = """Traceback (most recent call last):
   File "/home/u/train.py", line 10, in <module>
     model = SpmdFullyShardedDataParallel(model, mesh=mesh)
   File "/usr/lib/python3.11/site-packages/torch_xla/experimental/spmd_fully_sharded_data_parallel.py", line 121, in __init__
     spmd.mark_sharding(param, mesh, _prepare_spmd_partition_spec(param))
 TypeError: unhashable type: 'list'
-'''
-PLAIN_UNHASHABLE = ("plain.log", "Traceback (most recent call last):\n  File \"/home/u/a.py\", line 3, in <module>\n"
-                                 "    seen[ids] = 1\nTypeError: unhashable type: 'list'\n")
+"""
+PLAIN_UNHASHABLE = (
+    "plain.log",
+    'Traceback (most recent call last):\n  File "/home/u/a.py", line 3, in <module>\n'
+    "    seen[ids] = 1\nTypeError: unhashable type: 'list'\n",
+)
 
 
 # -- the rules -------------------------------------------------------------------------------------
@@ -110,10 +122,17 @@ def test_no_sign_of_torch_xla_matches_only_a_records_own_specific_message():
     records = kb_of(SCALAR_LIKE, background=[PLAIN_UNHASHABLE])
     result = triage(log_from_text(plain), records)
     assert result.torch_xla_signs == () and result.matches == []
-    rare = record("rare-bug", signatures=[{"message": r"device_ready_queues_\.size\(\)\) INTERNAL ASSERT FAILED"},
-                                          {"frame": {"file": r"graph\.py", "function": "_engine_run_backward"}}])
-    line = ('RuntimeError: 0 <= device.index() && device.index() < ...device_ready_queues_.size()) INTERNAL ASSERT FAILED '
-            'at ".../autograd/engine.cpp":1342')
+    rare = record(
+        "rare-bug",
+        signatures=[
+            {"message": r"device_ready_queues_\.size\(\)\) INTERNAL ASSERT FAILED"},
+            {"frame": {"file": r"graph\.py", "function": "_engine_run_backward"}},
+        ],
+    )
+    line = (
+        "RuntimeError: 0 <= device.index() && device.index() < ...device_ready_queues_.size()) INTERNAL ASSERT FAILED "
+        'at ".../autograd/engine.cpp":1342'
+    )
     (m,) = triage(log_from_text(line), kb_of(rare)).matches
     assert m.id == "rare-bug" and m.strength == "possible"
     # ... unless the paste comes from another accelerator stack
@@ -127,8 +146,13 @@ def test_context_without_an_error_is_no_match():
 
 
 def test_a_check_and_its_location_are_one_error_a_trigger_makes_it_strong():
-    rec = record(signatures=[{"check": r"Check failed: has_sharding\(\)"}, {"check": r"hlo_instruction\.h"},
-                             {"env": "XLA_DISABLE_FUNCTIONALIZATION=1"}])
+    rec = record(
+        signatures=[
+            {"check": r"Check failed: has_sharding\(\)"},
+            {"check": r"hlo_instruction\.h"},
+            {"env": "XLA_DISABLE_FUNCTIONALIZATION=1"},
+        ]
+    )
     one = "F external/xla/xla/hlo/ir/hlo_instruction.h:1901] Check failed: has_sharding()\n"
     assert triage(log_from_text(one), kb_of(rec)).matches[0].strength == "possible"
     m = triage(log_from_text(one + "XLA_DISABLE_FUNCTIONALIZATION=1\n"), kb_of(rec)).matches[0]
@@ -138,9 +162,11 @@ def test_a_check_and_its_location_are_one_error_a_trigger_makes_it_strong():
 def test_one_paste_never_names_two_unrelated_records_strongly():
     a = record("bug-a", signatures=[{"message": "first failure"}, {"call": r"foo\("}])
     b = record("bug-b", signatures=[{"message": "second failure"}, {"call": r"bar\("}])
-    log = ("import torch_xla\nTraceback (most recent call last):\n  File \"a.py\", line 1, in <module>\n    foo()\n"
-           "RuntimeError: first failure\nTraceback (most recent call last):\n  File \"b.py\", line 1, in <module>\n"
-           "    bar()\nRuntimeError: second failure\n")
+    log = (
+        'import torch_xla\nTraceback (most recent call last):\n  File "a.py", line 1, in <module>\n    foo()\n'
+        'RuntimeError: first failure\nTraceback (most recent call last):\n  File "b.py", line 1, in <module>\n'
+        "    bar()\nRuntimeError: second failure\n"
+    )
     result = triage(log_from_text(log), kb_of(a, b))
     assert result.ambiguous and {(m.id, m.strength) for m in result.matches} == {("bug-a", "possible"), ("bug-b", "possible")}
 
@@ -149,38 +175,53 @@ def test_lookalikes_matched_together_are_one_group():
     sigs = [{"check": r"Check failed: HasValue\(\)"}, {"message": r"buffer with shape \S+ on device \S+ is deleted"}]
     a = record("donate-a", signatures=sigs + [{"call": r"torch\.tensor\("}], lookalikes=["donate-b"])
     b = record("donate-b", signatures=sigs + [{"call": r"xm\.save\("}], lookalikes=["donate-a"])
-    log = ("import torch_xla\nTraceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n"
-           "    xm.save(torch.tensor(1), p)\nRuntimeError: Check failed: HasValue() \n"
-           "buffer with shape s64[] on device CPU:0 is deleted\n")
+    log = (
+        'import torch_xla\nTraceback (most recent call last):\n  File "t.py", line 3, in <module>\n'
+        "    xm.save(torch.tensor(1), p)\nRuntimeError: Check failed: HasValue() \n"
+        "buffer with shape s64[] on device CPU:0 is deleted\n"
+    )
     result = triage(log_from_text(log), kb_of(a, b))
     assert not result.ambiguous
     assert [(m.id, m.strength, m.group) for m in result.matches] == [
-        ("donate-a", "strong", ["donate-a", "donate-b"]), ("donate-b", "strong", ["donate-a", "donate-b"])]
+        ("donate-a", "strong", ["donate-a", "donate-b"]),
+        ("donate-b", "strong", ["donate-a", "donate-b"]),
+    ]
     assert result.matches[0].record["tells_apart"]["en"] == "how to tell donate-a"
 
 
-@pytest.mark.parametrize("paste", [
-    "> Traceback (most recent call last):\n>   File \"/usr/lib/python3.11/site-packages/torch_xla/experimental/"
-    "spmd_fully_sharded_data_parallel.py\", line 121, in __init__\n>     x = SpmdFullyShardedDataParallel(m)\n"
-    "> TypeError: unhashable type: &#39;list&#39;\n",
-    'Traceback (most recent call last): File "/u/train.py", line 10, in <module> model = SpmdFullyShardedDataParallel(model) '
-    'File "/site-packages/torch_xla/experimental/spmd_fully_sharded_data_parallel.py", line 121, in __init__ x = 1\n'
-    "TypeError: unhashable type: 'list'\r\n",
-])
+@pytest.mark.parametrize(
+    "paste",
+    [
+        '> Traceback (most recent call last):\n>   File "/usr/lib/python3.11/site-packages/torch_xla/experimental/'
+        'spmd_fully_sharded_data_parallel.py", line 121, in __init__\n>     x = SpmdFullyShardedDataParallel(m)\n'
+        "> TypeError: unhashable type: &#39;list&#39;\n",
+        'Traceback (most recent call last): File "/u/train.py", line 10, in <module> model = SpmdFullyShardedDataParallel(model) '
+        'File "/site-packages/torch_xla/experimental/spmd_fully_sharded_data_parallel.py", line 121, in __init__ x = 1\n'
+        "TypeError: unhashable type: 'list'\r\n",
+    ],
+)
 def test_pastes_reformatted_by_a_tracker_are_read_like_the_original(paste):
     (m,) = triage(log_from_text(paste), kb_of(SCALAR_LIKE)).matches
     assert m.strength == "strong"
 
 
 # -- versions and advice --------------------------------------------------------------------------------
-@pytest.mark.parametrize("text,xla,torch,where", [
-    ("torch==2.5.1\ntorch-xla==2.5.1+cxx11\n", "2.5.1+cxx11", "2.5.1", "pip freeze"),
-    ("Package    Version\ntorch      2.7.0\ntorch-xla  2.7.0\n", "2.7.0", "2.7.0", "pip list"),
-    (">>> torch_xla.__version__\n'2.8.0'\n", "2.8.0", None, "printed version"),  # a REPL session
-    ("torch_xla.__version__ = '2.8.0'\n", "2.8.0", None, "printed version"),
-    ('  File "/venv/lib/python3.11/site-packages/torch_xla-2.6.0.dist-info/RECORD"\n', "2.6.0", None, "wheel or install path"),
-    ("Successfully installed torch-2.6.0 torch_xla-2.6.1\n", "2.6.1", "2.6.0", "pip install"),
-])
+@pytest.mark.parametrize(
+    "text,xla,torch,where",
+    [
+        ("torch==2.5.1\ntorch-xla==2.5.1+cxx11\n", "2.5.1+cxx11", "2.5.1", "pip freeze"),
+        ("Package    Version\ntorch      2.7.0\ntorch-xla  2.7.0\n", "2.7.0", "2.7.0", "pip list"),
+        (">>> torch_xla.__version__\n'2.8.0'\n", "2.8.0", None, "printed version"),  # a REPL session
+        ("torch_xla.__version__ = '2.8.0'\n", "2.8.0", None, "printed version"),
+        (
+            '  File "/venv/lib/python3.11/site-packages/torch_xla-2.6.0.dist-info/RECORD"\n',
+            "2.6.0",
+            None,
+            "wheel or install path",
+        ),
+        ("Successfully installed torch-2.6.0 torch_xla-2.6.1\n", "2.6.1", "2.6.0", "pip install"),
+    ],
+)
 def test_versions_read_from_the_log(text, xla, torch, where):
     f = facts(text)
     assert (f.torch_xla_version, f.torch_version, f.version_source) == (xla, torch, where)
@@ -193,7 +234,9 @@ def test_advice_follows_the_measured_matrix():
         codes[version] = m.advice["code"]
         text = advice_text(m)
         if version == "2.5.1":
-            assert text == "torch_xla 2.5.1 shows this bug (measured: reproduced). Fixed in 2.7.0: upgrade, or use the workaround."
+            assert (
+                text == "torch_xla 2.5.1 shows this bug (measured: reproduced). Fixed in 2.7.0: upgrade, or use the workaround."
+            )
         if version == "2.7.0":
             assert "should not show it" in text and "xlakb repro fake-bug --torch-xla 2.7.0" in text
     assert codes == {"2.5.1": "known-bug", "2.7.0": "measured-fixed", "2.3.0": "not-measured", None: "no-version"}
@@ -205,15 +248,22 @@ def test_advice_follows_the_measured_matrix():
 
 # -- bad input ---------------------------------------------------------------------------------------
 def _cli(*args, stdin=None, root=REPO):
-    return subprocess.run([sys.executable, "-m", "xlakb", "--root", str(root), "triage", *args],
-                          input=stdin, capture_output=True, env=os.environ.copy())
+    return subprocess.run(
+        [sys.executable, "-m", "xlakb", "--root", str(root), "triage", *args],
+        input=stdin,
+        capture_output=True,
+        env=os.environ.copy(),
+    )
 
 
-@pytest.mark.parametrize("content,said", [
-    (b"", "the log is empty"),
-    (b"  \n\n", "the log is empty"),
-    (b"\x7fELF\x02\x01\x01\x00\x00\x00" + bytes(range(256)), "binary data, not a text log"),
-])
+@pytest.mark.parametrize(
+    "content,said",
+    [
+        (b"", "the log is empty"),
+        (b"  \n\n", "the log is empty"),
+        (b"\x7fELF\x02\x01\x01\x00\x00\x00" + bytes(range(256)), "binary data, not a text log"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(tmp_path, content, said):
     path = tmp_path / "crash.log"
     path.write_bytes(content)
@@ -261,13 +311,21 @@ def _kb_with(kb, signatures, matrix=None):
     path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
     if matrix:
         (kb / "bisect" / "fake-bug").mkdir(parents=True, exist_ok=True)
-        (kb / "bisect" / "fake-bug" / "matrix.json").write_text(json.dumps({"results": [
-            {"candidate": v, "kind": "release", "verdict": r} for v, r in matrix.items()]}))
+        (kb / "bisect" / "fake-bug" / "matrix.json").write_text(
+            json.dumps({"results": [{"candidate": v, "kind": "release", "verdict": r} for v, r in matrix.items()]})
+        )
 
 
 def test_cli_text_json_and_exit_codes(kb):
-    _kb_with(kb, [{"message": "unhashable type: 'list'"}, {"frame": {"file": r"spmd_fully_sharded_data_parallel\.py"}},
-                  {"call": r"SpmdFullyShardedDataParallel\("}], {"2.5.1": "reproduced"})
+    _kb_with(
+        kb,
+        [
+            {"message": "unhashable type: 'list'"},
+            {"frame": {"file": r"spmd_fully_sharded_data_parallel\.py"}},
+            {"call": r"SpmdFullyShardedDataParallel\("},
+        ],
+        {"2.5.1": "reproduced"},
+    )
     r = _cli("-", stdin=("torch-xla==2.5.1\n" + TRACEBACK).encode(), root=kb)
     out = r.stdout.decode()
     assert r.returncode == 0, r.stdout
@@ -287,7 +345,11 @@ def test_cli_text_json_and_exit_codes(kb):
     assert r.returncode == 1 and "Related records" in out and "no known record matches" in out
     assert "https://github.com/pytorch/xla/issues?q=is%3Aissue%20%22TypeError%3A%20unhashable%20type%22" in out
     # the frame alone: possible
-    r = _cli("-", stdin=TRACEBACK.replace("model = SpmdFullyShardedDataParallel(model, mesh=mesh)", "model = wrap(model)").encode(), root=kb)
+    r = _cli(
+        "-",
+        stdin=TRACEBACK.replace("model = SpmdFullyShardedDataParallel(model, mesh=mesh)", "model = wrap(model)").encode(),
+        root=kb,
+    )
     assert r.returncode == 1 and "Possible matches" in r.stdout.decode()
     # no torch_xla at all
     plain = TRACEBACK.replace("/torch_xla/experimental/spmd_fully_sharded_data_parallel.py", "/lib/wrap.py")
@@ -387,11 +449,17 @@ def test_a_paste_of_a_known_bug_lists_its_record_first(entry):
 
 
 # -- what people paste, as the issue tracker shows it ------------------------------------------------------
-@pytest.mark.parametrize("line, rid", [
-    ('RuntimeError: 0 <= device.index() && device.index() < ...device_ready_queues_.size()) INTERNAL ASSERT FAILED at '
-     '".../autograd/engine.cpp":1342', "cpu-backward-before-xla-autograd-assert"),
-    ("RuntimeError: Expecting scope to be empty but it is train_loop.1", "dynamo-profiler-trace-scope-reset"),
-])
+@pytest.mark.parametrize(
+    "line, rid",
+    [
+        (
+            "RuntimeError: 0 <= device.index() && device.index() < ...device_ready_queues_.size()) INTERNAL ASSERT FAILED at "
+            '".../autograd/engine.cpp":1342',
+            "cpu-backward-before-xla-autograd-assert",
+        ),
+        ("RuntimeError: Expecting scope to be empty but it is train_loop.1", "dynamo-profiler-trace-scope-reset"),
+    ],
+)
 def test_one_line_pastes_of_known_bugs_name_them_first(line, rid):
     result = run(line)
     assert result.matches and result.matches[0].id == rid, result_json(result)
@@ -442,8 +510,9 @@ def test_the_search_link_holds_only_phrases_every_report_shares():
     report has)."""
     from urllib.parse import unquote
 
-    result = run("RuntimeError: /home/me/xla/torch_xla/csrc/helpers.cpp:104 : Check failed: "
-                 "min_shape_dim <= dim && dim <= max_shape_dim\n")
+    result = run(
+        "RuntimeError: /home/me/xla/torch_xla/csrc/helpers.cpp:104 : Check failed: min_shape_dim <= dim && dim <= max_shape_dim\n"
+    )
     q = unquote(result.search.split("?q=", 1)[1])
     assert q == 'is:issue "RuntimeError" "Check failed: min_shape_dim <= dim && dim <= max_shape_dim"', q
     q = unquote(run("ValueError: got 3 tensors of rank 2 for mesh 'dp'\n").search.split("?q=", 1)[1])
@@ -468,8 +537,11 @@ def test_a_one_line_check_is_answered_with_where_it_comes_from():
 def test_new_from_log_takes_signatures_a_record_can_use(kb, tmp_path):
     path = tmp_path / "crash.log"
     path.write_text(TRACEBACK)
-    r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "new", "my-bug", "--from-log", str(path)],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "xlakb", "--root", str(kb), "new", "my-bug", "--from-log", str(path)],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     data = yaml.safe_load((kb / "issues" / "my-bug.yaml").read_text())
     kinds = [next(iter(s)) for s in data["signatures"]]
@@ -495,8 +567,10 @@ def test_a_generalised_attribute_error_keeps_its_type_and_attribute():
     mine = _generalise("AttributeError: 'int' object has no attribute 'device'")
     assert re.search(mine, "  AttributeError: 'int' object has no attribute 'device'")
     assert not re.search(mine, (CORPUS / "pasted" / "b-8314-one-line.txt").read_text())
-    assert re.search(_generalise("AttributeError: module 'torch_xla._XLAC' has no attribute '_xla_foo' at 0x7f"),
-                     "AttributeError: module 'torch_xla._XLAC' has no attribute '_xla_foo' at 0x55")
+    assert re.search(
+        _generalise("AttributeError: module 'torch_xla._XLAC' has no attribute '_xla_foo' at 0x7f"),
+        "AttributeError: module 'torch_xla._XLAC' has no attribute '_xla_foo' at 0x55",
+    )
     assert re.search(_generalise("TypeError: unhashable type: 'list'"), "TypeError: unhashable type: 'dict'")
 
 
@@ -509,9 +583,17 @@ def test_every_reason_evidence_is_generic_reads_in_chinese():
 
     han = re.compile(r"[\u4e00-\u9fff]")
     whys = [g["why"] for g in GENERIC["frames"] + GENERIC["messages"]]
-    for text in ([f"an entry frame ({w})" for w in whys] + whys + [
-            "also evidence of some-bug", "also evidence of some-bug in this paste", "also in an unrelated log (a.log)",
-            "printed by a helper: a.cpp F (12 call sites)", "a frame of a helper: A::B (an accessor in a header)",
-            "printed from 3 places"]):
+    for text in (
+        [f"an entry frame ({w})" for w in whys]
+        + whys
+        + [
+            "also evidence of some-bug",
+            "also evidence of some-bug in this paste",
+            "also in an unrelated log (a.log)",
+            "printed by a helper: a.cpp F (12 call sites)",
+            "a frame of a helper: A::B (an accessor in a header)",
+            "printed from 3 places",
+        ]
+    ):
         zh = reason(text, "zh")
         assert han.search(zh) and not re.search(r"\b(also|evidence|frame|printed|helper|every|any|call sites)\b", zh), (text, zh)

@@ -20,26 +20,36 @@ from xlakb.upstream.signature import error_lines, normalise, primary
 # Real pastes from upstream issues (verbatim lines; the URL of each is beside it).
 XTENSOR_2960 = (  # https://github.com/pytorch/xla/issues/2960
     "RuntimeError: /pytorch/xla/torch_xla/csrc/aten_xla_bridge.cpp:69 : Check failed: xtensor \n"
-    "*** Begin stack trace ***\n\ttensorflow::CurrentStackTrace()\n\ttorch_xla::bridge::GetXlaTensor(at::Tensor const&)\n")
+    "*** Begin stack trace ***\n\ttensorflow::CurrentStackTrace()\n\ttorch_xla::bridge::GetXlaTensor(at::Tensor const&)\n"
+)
 AS_STRIDED_5719 = (  # https://github.com/pytorch/xla/issues/5719
     "RuntimeError: torch_xla/csrc/tensor_methods.cpp:830 : Check failed: storage_offset + slice_size <= "
-    "input_element_count (4 vs. 1)\n")
+    "input_element_count (4 vs. 1)\n"
+)
 OOM_8020 = (  # https://github.com/pytorch/xla/issues/8020
     "RuntimeError: Bad StatusOr access: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate "
-    "1.00M. That was not possible. There are 564.00K free.; (0x0x0_HBM0)\n")
+    "1.00M. That was not possible. There are 564.00K free.; (0x0x0_HBM0)\n"
+)
 
 
 def test_the_same_error_from_two_users_has_one_signature():
-    mine = ("Traceback (most recent call last):\n  File \"/home/ana/proj/train.py\", line 88, in <module>\n"
-            "RuntimeError: /usr/local/lib/python3.10/site-packages/torch_xla/csrc/tensor_methods.cpp:1021 : Check failed: "
-            "storage_offset + slice_size <= input_element_count (12 vs. 8)\n")
+    mine = (
+        'Traceback (most recent call last):\n  File "/home/ana/proj/train.py", line 88, in <module>\n'
+        "RuntimeError: /usr/local/lib/python3.10/site-packages/torch_xla/csrc/tensor_methods.cpp:1021 : Check failed: "
+        "storage_offset + slice_size <= input_element_count (12 vs. 8)\n"
+    )
     a, b = primary(error_lines(AS_STRIDED_5719)), primary(error_lines(mine))
     assert a.kind == "check" and a.key == b.key
     assert a.signature == "Check failed: storage_offset + slice_size <= input_element_count (<n> vs. <n>)"
     assert a.location == "tensor_methods.cpp"
     # https://github.com/pytorch/xla/issues/4131: the title leaves out the source location the paste starts with
-    title, pasted = (primary(error_lines(t)) for t in ("RuntimeError: XLA tensors do not have storage",
-                     "RuntimeError: torch_xla/csrc/tensor_impl.cpp:159 : XLA tensors do not have storage"))
+    title, pasted = (
+        primary(error_lines(t))
+        for t in (
+            "RuntimeError: XLA tensors do not have storage",
+            "RuntimeError: torch_xla/csrc/tensor_impl.cpp:159 : XLA tensors do not have storage",
+        )
+    )
     assert title.signature == pasted.signature == "RuntimeError: XLA tensors do not have storage"
     assert (title.location, pasted.location) == ("", "tensor_impl.cpp")
     oom = primary(error_lines(OOM_8020))
@@ -69,19 +79,29 @@ def test_a_check_in_a_helper_is_placed_at_its_first_caller():
     from xlakb.upstream import index
     from xlakb.upstream.store import Report
 
-    found = {n: primary(error_lines((PASTED / f).read_text("utf-8"))) for n, f in (
-        (5410, "a-5410-lookalike-dynamo-hasvalue.txt"), (5746, "b-5746-dynamo-graph-hash-hasvalue.txt"),
-        (6673, "a-6673-none-zero1-hasvalue.txt"), (4857, "b-4857-hasvalue-generic.txt"))}
+    found = {
+        n: primary(error_lines((PASTED / f).read_text("utf-8")))
+        for n, f in (
+            (5410, "a-5410-lookalike-dynamo-hasvalue.txt"),
+            (5746, "b-5746-dynamo-graph-hash-hasvalue.txt"),
+            (6673, "a-6673-none-zero1-hasvalue.txt"),
+            (4857, "b-4857-hasvalue-generic.txt"),
+        )
+    }
     assert {n: (e.location, e.helper) for n, e in found.items()} == {
-        5410: ("GetGraphHash", "pjrt_computation_client.h"), 5746: ("extract_graph_helper", "pjrt_computation_client.h"),
-        6673: ("test_zero1", "pjrt_computation_client.h"), 4857: ("", "")}
+        5410: ("GetGraphHash", "pjrt_computation_client.h"),
+        5746: ("extract_graph_helper", "pjrt_computation_client.h"),
+        6673: ("test_zero1", "pjrt_computation_client.h"),
+        4857: ("", ""),
+    }
     assert len({e.signature for e in found.values()}) == 1 and all(e.specific for n, e in found.items() if n != 4857)
     # a check of a function of its own keeps its file; a first frame that is no helper is the place
     own = primary(error_lines("RuntimeError: torch_xla/csrc/ops/as_strided.cpp:25 : Check failed: a <= b (6 vs. 4)"))
     assert (own.location, own.helper) == ("as_strided.cpp", "")
     # clusters: one per caller; the bare line is not folded into one of them (it could be any)
-    clusters = index.build({n: Report(number=n, title="t", state="open", url=f"https://x/{n}", errors=[e.__dict__])
-                            for n, e in found.items()})
+    clusters = index.build(
+        {n: Report(number=n, title="t", state="open", url=f"https://x/{n}", errors=[e.__dict__]) for n, e in found.items()}
+    )
     assert sorted(len(c.issues) for c in clusters) == [1, 1, 1, 1]
     # a paste naming a caller finds that caller's report only; a paste naming only the helper finds them all,
     # none of them exactly
@@ -104,7 +124,7 @@ def test_an_error_quoted_inline_in_prose_is_its_code_span():
 
 def _excerpt(name: str, first: int, last: int) -> str:
     """Whole lines ``first``..``last`` (1-based) of a real paste of the corpus."""
-    return "\n".join((PASTED / name).read_text("utf-8").splitlines()[first - 1:last]) + "\n"
+    return "\n".join((PASTED / name).read_text("utf-8").splitlines()[first - 1 : last]) + "\n"
 
 
 def test_a_fatal_signal_is_what_a_crash_printed_last_not_its_title():
@@ -117,17 +137,22 @@ def test_a_fatal_signal_is_what_a_crash_printed_last_not_its_title():
 
     check_4590 = (PASTED / "b-4590-dynamic-shape-abort.txt").read_text("utf-8")
     status_4847 = (PASTED / "d-4847-tpu-init-no-device-sigabrt.txt").read_text("utf-8")
-    bare_4590, bare_4847 = _excerpt("b-4590-dynamic-shape-abort.txt", 4, 6), _excerpt("d-4847-tpu-init-no-device-sigabrt.txt", 6, 6)
+    bare_4590, bare_4847 = (
+        _excerpt("b-4590-dynamic-shape-abort.txt", 4, 6),
+        _excerpt("d-4847-tpu-init-no-device-sigabrt.txt", 6, 6),
+    )
     (only,) = error_lines(bare_4847)
     assert only.kind == "crash" and only.consequence and not only.location
     assert primary(error_lines(bare_4590)).key == only.key  # other PIDs, TIDs and cpus: one line
-    reports = {n: Report(number=n, title="t", state="open", url=f"https://x/{n}", errors=[e.__dict__ for e in error_lines(t)])
-               for n, t in ((4590, check_4590), (4847, status_4847), (1, bare_4590), (2, bare_4847))}
+    reports = {
+        n: Report(number=n, title="t", state="open", url=f"https://x/{n}", errors=[e.__dict__ for e in error_lines(t)])
+        for n, t in ((4590, check_4590), (4847, status_4847), (1, bare_4590), (2, bare_4847))
+    }
     clusters = index.build(reports)
     by_issues = {tuple(r.number for r in c.issues): c for c in clusters}
     assert set(by_issues) == {(4590,), (4847,), (1, 2)}
-    assert by_issues[4590, ].kind == "check" and by_issues[4847, ].kind == "status"
-    assert by_issues[1, 2].generic and not by_issues[4590, ].generic and clusters[-1] is by_issues[1, 2]
+    assert by_issues[4590,].kind == "check" and by_issues[4847,].kind == "status"
+    assert by_issues[1, 2].generic and not by_issues[4590,].generic and clusters[-1] is by_issues[1, 2]
     assert [h.cluster.issues[0].number for h in index.match(check_4590, clusters)] == [4590]
     hits = index.match("*** SIGABRT received by PID 77 (TID 78) on cpu 3 from PID 77; stack trace: ***", clusters)
     assert [h.cluster.key for h in hits] == [by_issues[1, 2].key]
@@ -136,17 +161,25 @@ def test_a_fatal_signal_is_what_a_crash_printed_last_not_its_title():
     assert [(e.kind, e.location, e.consequence) for e in located] == [("crash", "all_reduce", False)]
     # a spawner saying its worker died is a consequence too, whatever module path its exception is printed with
     # (the title of https://github.com/pytorch/xla/issues/3042, and the same line retyped)
-    a, b = (primary(error_lines(t)) for t in (
-        "torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with exit code 17",
-        "ProcessExitedException: process 3 terminated with exit code 1"))
+    a, b = (
+        primary(error_lines(t))
+        for t in (
+            "torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with exit code 17",
+            "ProcessExitedException: process 3 terminated with exit code 1",
+        )
+    )
     assert a.key == b.key == "ProcessExitedException: process <n> terminated with exit code <n>" and a.consequence
 
 
 def test_stored_reports_follow_the_rules_of_the_day(kb):
     """The store keeps each pasted error line: its signature is made again when it is read, so a change of the
     normalisation reaches reports that were harvested before it (and the next save writes it)."""
-    line = {"kind": "exception", "line": "torch._dynamo.exc.TorchRuntimeError: Failed running call_function", "location": "",
-            "signature": "torch._dynamo.exc.TorchRuntimeError: Failed running call_function"}
+    line = {
+        "kind": "exception",
+        "line": "torch._dynamo.exc.TorchRuntimeError: Failed running call_function",
+        "location": "",
+        "signature": "torch._dynamo.exc.TorchRuntimeError: Failed running call_function",
+    }
     stored = store.Report(number=5, title="t", state="open", url="https://x/5", errors=[line, {**line, "signature": "old"}])
     store.save(kb, {5: stored})
     (again,) = store.load(kb)[5].errors
@@ -157,20 +190,42 @@ def test_the_to_do_page_leaves_out_bare_signals():
     from xlakb.sitegen.render import reported_page
     from xlakb.upstream.store import Report
 
-    reports = {n: Report(number=n, title=f"report {n}", state="open", url=f"https://x/{n}", errors=[e.__dict__ for e in error_lines(t)])
-               for n, t in ((1, _excerpt("b-4590-dynamic-shape-abort.txt", 4, 6)),
-                            (2, _excerpt("d-4847-tpu-init-no-device-sigabrt.txt", 6, 6)),
-                            (3, AS_STRIDED_5719))}
+    reports = {
+        n: Report(number=n, title=f"report {n}", state="open", url=f"https://x/{n}", errors=[e.__dict__ for e in error_lines(t)])
+        for n, t in (
+            (1, _excerpt("b-4590-dynamic-shape-abort.txt", 4, 6)),
+            (2, _excerpt("d-4847-tpu-init-no-device-sigabrt.txt", 6, 6)),
+            (3, AS_STRIDED_5719),
+        )
+    }
     for lang, words in (("en", "Not listed: 2 reports"), ("zh", "未列出：2 个报告")):
         page = reported_page(index.build(reports), lang, href=lambda rid: rid)
         assert "storage_offset" in page and "received by PID" not in page.split(words)[0] and words in page
 
 
-def _gh(number: int, body: str, *, title: str = "t", state: str = "open", labels=("bug",), pr: dict | None = None,
-        updated: str = "2024-05-01T00:00:00Z", comments: int = 0) -> dict:
-    obj = {"number": number, "title": title, "state": state, "labels": [{"name": n} for n in labels], "body": body,
-           "html_url": f"https://github.com/pytorch/xla/issues/{number}", "created_at": "2024-05-01T00:00:00Z",
-           "closed_at": None, "updated_at": updated, "comments": comments}
+def _gh(
+    number: int,
+    body: str,
+    *,
+    title: str = "t",
+    state: str = "open",
+    labels=("bug",),
+    pr: dict | None = None,
+    updated: str = "2024-05-01T00:00:00Z",
+    comments: int = 0,
+) -> dict:
+    obj = {
+        "number": number,
+        "title": title,
+        "state": state,
+        "labels": [{"name": n} for n in labels],
+        "body": body,
+        "html_url": f"https://github.com/pytorch/xla/issues/{number}",
+        "created_at": "2024-05-01T00:00:00Z",
+        "closed_at": None,
+        "updated_at": updated,
+        "comments": comments,
+    }
     if pr is not None:
         obj["pull_request"] = pr
         obj["html_url"] = f"https://github.com/pytorch/xla/pull/{number}"
@@ -182,12 +237,24 @@ def test_import_then_triage_names_the_upstream_issue(kb, tmp_path, capsys):
     paths, numbers) is answered with the upstream issues and the fix, never as a proven match."""
     from xlakb.cli import main
 
-    objects = [_gh(5719, "Lowering fails:\n" + AS_STRIDED_5719, title="as_strided errors", state="closed"),
-               _gh(2238, "RuntimeError: tensor_methods.cpp:600 : Check failed: storage_offset + slice_size <= "
-                         "input_element_count (9 vs. 2)", title="old report", state="closed", labels=()),
-               _gh(5914, "This fixes #5719 by clamping the storage", title="Fix as_strided",
-                   state="closed", pr={"merged_at": "2023-11-01T00:00:00Z"}),
-               _gh(7000, XTENSOR_2960, title="xtensor check")]
+    objects = [
+        _gh(5719, "Lowering fails:\n" + AS_STRIDED_5719, title="as_strided errors", state="closed"),
+        _gh(
+            2238,
+            "RuntimeError: tensor_methods.cpp:600 : Check failed: storage_offset + slice_size <= input_element_count (9 vs. 2)",
+            title="old report",
+            state="closed",
+            labels=(),
+        ),
+        _gh(
+            5914,
+            "This fixes #5719 by clamping the storage",
+            title="Fix as_strided",
+            state="closed",
+            pr={"merged_at": "2023-11-01T00:00:00Z"},
+        ),
+        _gh(7000, XTENSOR_2960, title="xtensor check"),
+    ]
     source = tmp_path / "issues.json"
     source.write_text(json.dumps(objects))
     assert main(["--root", str(kb), "upstream", "import", str(source)]) == 0
@@ -196,9 +263,11 @@ def test_import_then_triage_names_the_upstream_issue(kb, tmp_path, capsys):
     assert [r["number"] for r in stored] == [2238, 5719, 5914, 7000]  # sorted, deterministic
     assert "body" not in stored[0] and stored[2]["closes"] == [5719]  # no prose kept; the PR's closing reference
     paste = tmp_path / "mine.log"
-    paste.write_text("  File \"/opt/venv/lib/python3.11/site-packages/torch_xla/core/xla_model.py\", line 9\n"
-                     "RuntimeError: /build/torch_xla/csrc/tensor_methods.cpp:777 : Check failed: storage_offset + "
-                     "slice_size <= input_element_count (64 vs. 16)\n")
+    paste.write_text(
+        '  File "/opt/venv/lib/python3.11/site-packages/torch_xla/core/xla_model.py", line 9\n'
+        "RuntimeError: /build/torch_xla/csrc/tensor_methods.cpp:777 : Check failed: storage_offset + "
+        "slice_size <= input_element_count (64 vs. 16)\n"
+    )
     assert main(["--root", str(kb), "triage", str(paste)]) == 1  # no proven record: not a strong match
     out = capsys.readouterr().out
     assert "Reported upstream" in out and "#5719 (closed, 2 reports, since 2024-05" in out
@@ -216,8 +285,10 @@ def test_reports_of_a_check_a_generic_helper_prints_come_with_a_warning(kb, tmp_
     other bugs, in both languages."""
     from xlakb.cli import main
 
-    hasvalue = ("RuntimeError: ./torch_xla/csrc/runtime/pjrt_computation_client.h:166 : Check failed: HasValue() \n"
-                "*** Begin stack trace ***\n\ttorch_xla::runtime::PjRtComputationClient::PjRtData::GetHandle()\n")
+    hasvalue = (
+        "RuntimeError: ./torch_xla/csrc/runtime/pjrt_computation_client.h:166 : Check failed: HasValue() \n"
+        "*** Begin stack trace ***\n\ttorch_xla::runtime::PjRtComputationClient::PjRtData::GetHandle()\n"
+    )
     source = tmp_path / "issues.json"
     source.write_text(json.dumps([_gh(5410, hasvalue, title="dynamo training failure")]))
     assert main(["--root", str(kb), "upstream", "import", str(source)]) == 0
@@ -256,10 +327,18 @@ class FakeGitHub:
     failures a harvest meets, each once when asked (``trouble``)."""
 
     def __init__(self):
-        self.issues = [_gh(n, f"RuntimeError: Check failed: thing_{n % 3} == nullptr", updated=f"2024-05-0{1 + n % 9}T00:00:00Z",
-                           comments=1 if n in (3, 4) else 0) for n in range(1, 6)]
-        self.issues.append(_gh(6, "Fixes #1", pr={"merged_at": "2024-05-02T00:00:00Z"}, state="closed",
-                               updated="2024-05-09T00:00:00Z"))
+        self.issues = [
+            _gh(
+                n,
+                f"RuntimeError: Check failed: thing_{n % 3} == nullptr",
+                updated=f"2024-05-0{1 + n % 9}T00:00:00Z",
+                comments=1 if n in (3, 4) else 0,
+            )
+            for n in range(1, 6)
+        ]
+        self.issues.append(
+            _gh(6, "Fixes #1", pr={"merged_at": "2024-05-02T00:00:00Z"}, state="closed", updated="2024-05-09T00:00:00Z")
+        )
         self.issues.sort(key=lambda o: o["updated_at"])
         self.comments = {3: [{"body": "same here:\nValueError: " + "x" * 3_000_000}], 4: None}  # 4: deleted meanwhile
         self.trouble: list[str] = []
@@ -289,8 +368,11 @@ class FakeGitHub:
                 if fake.trouble:
                     what = fake.trouble.pop(0)
                     if what == "rate":
-                        return self.send(403, {"message": "API rate limit exceeded"},
-                                         {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()) + 1)})
+                        return self.send(
+                            403,
+                            {"message": "API rate limit exceeded"},
+                            {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()) + 1)},
+                        )
                     if what == "secondary":
                         return self.send(403, {"message": "secondary rate limit"}, {"Retry-After": "1"})
                     if what == "502":
@@ -300,7 +382,9 @@ class FakeGitHub:
                 path, _, query = self.path.partition("?")
                 if path.endswith("/comments"):
                     n = int(path.split("/")[-2])
-                    return self.send(410, {"message": "gone"}) if fake.comments.get(n) is None else self.send(200, fake.comments[n])
+                    return (
+                        self.send(410, {"message": "gone"}) if fake.comments.get(n) is None else self.send(200, fake.comments[n])
+                    )
                 params = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
                 since = params.get("since", "").replace("%3A", ":")
                 rows = [o for o in fake.issues if o["updated_at"] >= since]
@@ -308,7 +392,7 @@ class FakeGitHub:
                 if self.headers.get("If-None-Match") == etag:
                     return self.send(304)
                 page = int(params.get("page", "1"))
-                chunk = rows[(page - 1) * 4: page * 4]
+                chunk = rows[(page - 1) * 4 : page * 4]
                 headers = {"ETag": etag}
                 if page * 4 < len(rows):
                     headers["Link"] = f'<{fake.url}{path}?{query.split("&page=")[0]}&page={page + 1}>; rel="next"'

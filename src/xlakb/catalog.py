@@ -44,8 +44,10 @@ ORIGINS = ("torch_xla", "lazy", "xla")
 ORIGIN_WORDS = {
     "torch_xla": {"en": "torch_xla", "zh": "torch_xla"},
     "lazy": {"en": "torch's lazy-tensor core (reached through torch_xla)", "zh": "torch 的惰性张量核心（经由 torch_xla 调用）"},
-    "xla": {"en": "XLA, compiled into torch_xla's _XLAC extension (JAX prints it too)",
-            "zh": "XLA（编译在 torch_xla 的 _XLAC 扩展中；JAX 也会打印）"},
+    "xla": {
+        "en": "XLA, compiled into torch_xla's _XLAC extension (JAX prints it too)",
+        "zh": "XLA（编译在 torch_xla 的 _XLAC 扩展中；JAX 也会打印）",
+    },
 }
 #: an entry needs this much literal text to be matched at all (shorter ones say nothing)
 MIN_LITERAL = 12
@@ -62,15 +64,15 @@ class CatalogError(XlakbError):
 class Entry:
     """One message template at one place."""
 
-    origin: str                 # torch_xla | lazy | xla
-    kind: str                   # check | raise | warn | log | error | assert | assert-internal | format
-    template: str               # literal text with PLACEHOLDER where a value is inserted
-    file: str = ""              # path in its repository ("" for xla)
-    function: str = ""          # enclosing function, qualified by its class when there is one
-    exc: str = ""               # the Python exception type raised, when known
-    callers: int = -1           # call sites of `function` in its release's sources (C++ only; -1 unknown)
+    origin: str  # torch_xla | lazy | xla
+    kind: str  # check | raise | warn | log | error | assert | assert-internal | format
+    template: str  # literal text with PLACEHOLDER where a value is inserted
+    file: str = ""  # path in its repository ("" for xla)
+    function: str = ""  # enclosing function, qualified by its class when there is one
+    exc: str = ""  # the Python exception type raised, when known
+    callers: int = -1  # call sites of `function` in its release's sources (C++ only; -1 unknown)
     releases: tuple[str, ...] = ()
-    torch: bool = False         # torch itself holds the same text: not a sign of torch_xla
+    torch: bool = False  # torch itself holds the same text: not a sign of torch_xla
 
     @property
     def pieces(self) -> list[str]:
@@ -124,8 +126,25 @@ def template_pattern(template: str, kind: str = "") -> str:
 
 
 # -- reading C++ -----------------------------------------------------------------------------------
-_CONTROL = {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "do", "else", "try",
-            "static_assert", "defined", "alignof", "new", "delete", "throw"}
+_CONTROL = {
+    "if",
+    "for",
+    "while",
+    "switch",
+    "catch",
+    "return",
+    "sizeof",
+    "decltype",
+    "do",
+    "else",
+    "try",
+    "static_assert",
+    "defined",
+    "alignof",
+    "new",
+    "delete",
+    "throw",
+}
 _CMP = {"EQ": "==", "NE": "!=", "LE": "<=", "LT": "<", "GE": ">=", "GT": ">"}
 #: statements that print: checks, errors, statuses, exceptions, warnings, log lines
 _CPP_START = re.compile(
@@ -133,12 +152,13 @@ _CPP_START = re.compile(
     r"TORCH_INTERNAL_ASSERT(?:_DEBUG_ONLY)?|TORCH_WARN(?:_ONCE)?|XLA_ERROR|TF_ERROR_STREAM|XLA_ERROR_WITH_LOCATION|"
     r"(?:TF_)?LOG\((?:ERROR|WARNING|FATAL|INFO)\)|throw|"
     r"(?:absl::|tsl::errors::|errors::|xla::)\w*(?:Error|InvalidArgument|Internal|Unimplemented|FailedPrecondition|"
-    r"NotFound|OutOfRange|ResourceExhausted|Unavailable|Aborted|AlreadyExists|Unknown))\b")
+    r"NotFound|OutOfRange|ResourceExhausted|Unavailable|Aborted|AlreadyExists|Unknown))\b"
+)
 
 
 @dataclass
 class _Cpp:
-    clean: str                  # the source with comments blanked and each string literal as "\x01<n>\x01"
+    clean: str  # the source with comments blanked and each string literal as "\x01<n>\x01"
     literals: list[str]
 
 
@@ -167,7 +187,7 @@ def _scan_cpp(src: str) -> _Cpp:
                 continue
             end = src.find(")" + m.group(1) + '"', i)
             end = n if end < 0 else end
-            lits.append(src[i + m.end():end])
+            lits.append(src[i + m.end() : end])
             out.append(f"\x01{len(lits) - 1}\x01" + "\n" * src[i:end].count("\n"))
             i = end + len(m.group(1)) + 2
         elif c == '"':
@@ -224,7 +244,7 @@ def split_top_level(text: str, sep: str = ",", escapes: bool = False) -> list[st
     while i < len(text):
         ch = text[i]
         if escapes and ch == "\\" and i + 1 < len(text):
-            cur.append(text[i:i + 2])
+            cur.append(text[i : i + 2])
             i += 2
             continue
         if ch in "([{":
@@ -259,7 +279,7 @@ def _pieces(text: str, lits: list[str]) -> str:
     out: list[str] = []
     pos = 0
     for m in _LIT.finditer(text):
-        between = text[pos:m.start()]
+        between = text[pos : m.start()]
         if re.search(r"[\w)\]]", re.sub(r"<<|\+|,|\(|StrCat|absl::|std::string|\s", "", between)) and out:
             out.append(PLACEHOLDER)
         out.append(lits[int(m.group(1))].replace("\n", PLACEHOLDER).replace("\t", " "))
@@ -282,12 +302,12 @@ class _Scopes:
         self._lits = lits or []
         self.starts: list[int] = []
         self.names: list[str] = []
-        stack: list[tuple[str, str]] = []   # (kind, name)
+        stack: list[tuple[str, str]] = []  # (kind, name)
         last = 0
         spans: list[tuple[int, int, str]] = []
         opened: list[int] = []
         for i, ch in enumerate(clean):
-            if ch == ";" :
+            if ch == ";":
                 last = i + 1
             elif ch == "{":
                 header = clean[last:i]
@@ -308,7 +328,9 @@ class _Scopes:
 
     def _classify(self, header: str) -> tuple[str, str]:
         h = re.sub(r"\s+", " ", _LIT.sub('""', header)).strip()
-        m = re.match(r"(?:template ?<[^{]*> ?)?(?:class|struct|union)\s+(?:\w+\s+)*?([A-Za-z_]\w*)\s*(?:final\s*)?(?::[^{]*)?$", h)
+        m = re.match(
+            r"(?:template ?<[^{]*> ?)?(?:class|struct|union)\s+(?:\w+\s+)*?([A-Za-z_]\w*)\s*(?:final\s*)?(?::[^{]*)?$", h
+        )
         if m:
             return "class", m.group(1)
         if h.startswith("namespace") or h.startswith("extern") or h.startswith("enum"):
@@ -323,10 +345,15 @@ class _Scopes:
         for j, ch in enumerate(h):
             if ch == "(":
                 if depth == 0:
-                    m = self._FUNC.search(h[:j + 1])
-                    before = h[:m.start()] if m else ""
-                    if m and "=" not in before.replace("==", "") and not before.endswith((".", "->", "]")) \
-                            and m.group(1).split("::")[-1] not in _CONTROL and not before.rstrip().endswith(("return", ",", "(")):
+                    m = self._FUNC.search(h[: j + 1])
+                    before = h[: m.start()] if m else ""
+                    if (
+                        m
+                        and "=" not in before.replace("==", "")
+                        and not before.endswith((".", "->", "]"))
+                        and m.group(1).split("::")[-1] not in _CONTROL
+                        and not before.rstrip().endswith(("return", ",", "("))
+                    ):
                         return "function", m.group(1)
                     return "block", ""
                 depth += 1
@@ -368,13 +395,16 @@ def extract_cpp(src: str, path: str, origin: str = "torch_xla") -> list[Entry]:
                 break
         stmt = clean[start:end]
         function = scopes.at(m.start())
-        entries: list[tuple[str, str]] = []   # (kind, template)
-        if re.fullmatch(r"(?:XLA_|TF_|ABSL_|TORCH_)?D?CHECK(?:_\w+)?", macro) or macro.startswith("TORCH_CHECK") \
-                or macro.startswith("TORCH_INTERNAL_ASSERT"):
+        entries: list[tuple[str, str]] = []  # (kind, template)
+        if (
+            re.fullmatch(r"(?:XLA_|TF_|ABSL_|TORCH_)?D?CHECK(?:_\w+)?", macro)
+            or macro.startswith("TORCH_CHECK")
+            or macro.startswith("TORCH_INTERNAL_ASSERT")
+        ):
             if not stmt.lstrip().startswith("("):
                 continue
             close = _balanced(stmt, stmt.index("("))
-            args = _split_args(stmt[stmt.index("(") + 1:close - 1])
+            args = _split_args(stmt[stmt.index("(") + 1 : close - 1])
             tail = stmt[close:]
             streamed = _pieces(tail, lits) if "<<" in tail else ""
             cmp = m.group("cmp")
@@ -388,8 +418,11 @@ def extract_cpp(src: str, path: str, origin: str = "torch_xla") -> list[Entry]:
                     entries.append(("assert-internal", msg))
             elif macro == "TORCH_CHECK":
                 msg = _pieces(",".join(args[1:]), lits) if len(args) > 1 else ""
-                entries.append(("check", msg) if msg.strip(PLACEHOLDER + " ") else
-                               ("check", f"Expected {_stringize(args[0], lits)} to be true, but got false."))
+                entries.append(
+                    ("check", msg)
+                    if msg.strip(PLACEHOLDER + " ")
+                    else ("check", f"Expected {_stringize(args[0], lits)} to be true, but got false.")
+                )
             elif cmp == "OK":
                 entries.append(("check", f"Non-OK-status: {_stringize(args[0], lits)}"))
             elif cmp and len(args) >= 2:
@@ -548,7 +581,7 @@ def xla_formats(strings: Iterable[str]) -> set[str]:
 # -- the catalog --------------------------------------------------------------------------------------------
 @dataclass
 class Catalog:
-    releases: tuple[str, ...]                  # the releases it was built from, oldest first
+    releases: tuple[str, ...]  # the releases it was built from, oldest first
     entries: list[Entry]
     built_from: dict = field(default_factory=dict)
 
@@ -607,9 +640,19 @@ class Catalog:
                 continue
             try:
                 row = json.loads(line)
-                entries.append(Entry(row["o"], row["k"], row["t"].replace("\u2026", PLACEHOLDER), row.get("f", ""),
-                                     row.get("fn", ""), row.get("x", ""), row.get("c", -1),
-                                     _unranges(row["r"], releases), bool(row.get("torch", False))))
+                entries.append(
+                    Entry(
+                        row["o"],
+                        row["k"],
+                        row["t"].replace("\u2026", PLACEHOLDER),
+                        row.get("f", ""),
+                        row.get("fn", ""),
+                        row.get("x", ""),
+                        row.get("c", -1),
+                        _unranges(row["r"], releases),
+                        bool(row.get("torch", False)),
+                    )
+                )
             except (ValueError, KeyError, TypeError) as err:
                 raise CatalogError(f"{source}:{n}: bad catalog entry ({err})") from None
         return cls(releases, entries, head)
@@ -630,7 +673,7 @@ def _unranges(text: str, releases: tuple[str, ...]) -> tuple[str, ...]:
     for part in text.split():
         a, _, b = part.partition("..")
         i, j = releases.index(a), releases.index(b or a)
-        out.extend(releases[i:j + 1])
+        out.extend(releases[i : j + 1])
     return tuple(out)
 
 
@@ -674,8 +717,9 @@ def wheel_contents(path: Path, package: str, so_name: str | tuple[str, ...]) -> 
     except (OSError, zipfile.BadZipFile) as err:
         raise CatalogError(f"{path}: not a wheel ({err})") from None
     with zf:
-        py = {n: zf.read(n).decode("utf-8", "replace") for n in zf.namelist()
-              if n.startswith(package + "/") and n.endswith(".py")}
+        py = {
+            n: zf.read(n).decode("utf-8", "replace") for n in zf.namelist() if n.startswith(package + "/") and n.endswith(".py")
+        }
         libs = [n for n in zf.namelist() if Path(n).name.startswith(so_name) and ".so" in n]
         strings: list[str] = []
         for n in libs:
@@ -693,14 +737,18 @@ def _git_sources(repo: Path, tag: str, prefix: str) -> dict[str, str]:
     names = [n for n in listing if n.endswith((".cpp", ".cc", ".h", ".hpp"))]
     if not names:
         return {}
-    proc = subprocess.run(["git", "--git-dir", str(r.git_dir), "cat-file", "--batch"],
-                          input="".join(f"{tag}:{n}\n" for n in names).encode(), capture_output=True, check=True)
+    proc = subprocess.run(
+        ["git", "--git-dir", str(r.git_dir), "cat-file", "--batch"],
+        input="".join(f"{tag}:{n}\n" for n in names).encode(),
+        capture_output=True,
+        check=True,
+    )
     out, data, pos = {}, proc.stdout, 0
     for n in names:
         nl = data.index(b"\n", pos)
         header = data[pos:nl].split()
         size = int(header[2])
-        out[n] = data[nl + 1:nl + 1 + size].decode("utf-8", "replace")
+        out[n] = data[nl + 1 : nl + 1 + size].decode("utf-8", "replace")
         pos = nl + 1 + size + 1
     return out
 
@@ -714,9 +762,16 @@ def _with_callers(entries: list[Entry], counts: Counter) -> list[Entry]:
     return out
 
 
-def build(*, wheels: Path, repo: Path, torch_wheels: Path | None = None, lazy_src: Path | None = None,
-          releases: Iterable[str] | None = None, torch_of: dict[str, str] | None = None,
-          progress: Progress = lambda s: None) -> Catalog:
+def build(
+    *,
+    wheels: Path,
+    repo: Path,
+    torch_wheels: Path | None = None,
+    lazy_src: Path | None = None,
+    releases: Iterable[str] | None = None,
+    torch_of: dict[str, str] | None = None,
+    progress: Progress = lambda s: None,
+) -> Catalog:
     """Build the catalog: torch_xla wheels in ``wheels`` (one per release), the pytorch/xla clone ``repo``
     (tags ``v<release>``), optionally torch wheels (``torch_wheels``, one per torch release: ``torch_of`` says
     which torch each torch_xla release pairs with, else its wheel's metadata or its own version) and torch's
@@ -731,8 +786,10 @@ def build(*, wheels: Path, repo: Path, torch_wheels: Path | None = None, lazy_sr
     wanted = list(releases) if releases else sorted(found, key=_vkey)
     missing = [r for r in wanted if r not in found]
     if missing:
-        raise CatalogError(f"{wheels}: no torch_xla wheel for {', '.join(missing)}",
-                           hint="download them with: pip download --no-deps torch_xla==X.Y.Z -d " + str(wheels))
+        raise CatalogError(
+            f"{wheels}: no torch_xla wheel for {', '.join(missing)}",
+            hint="download them with: pip download --no-deps torch_xla==X.Y.Z -d " + str(wheels),
+        )
     if not wanted:
         raise CatalogError(f"{wheels}: no torch_xla wheels (torch_xla-X.Y.Z-*.whl)")
     try:
@@ -741,8 +798,9 @@ def build(*, wheels: Path, repo: Path, torch_wheels: Path | None = None, lazy_sr
         raise CatalogError(f"{repo}: not a pytorch/xla clone ({err})") from None
     no_tag = [r for r in wanted if f"v{r}" not in tags]
     if no_tag:
-        raise CatalogError(f"{repo}: no tag for {', '.join('v' + r for r in no_tag)}",
-                           hint="fetch the release tags: git -C <clone> fetch --tags")
+        raise CatalogError(
+            f"{repo}: no tag for {', '.join('v' + r for r in no_tag)}", hint="fetch the release tags: git -C <clone> fetch --tags"
+        )
     merged: dict[tuple, set[str]] = defaultdict(set)
     callers: dict[tuple, int] = {}
     pairs = dict(torch_of or {})
@@ -781,8 +839,11 @@ def build(*, wheels: Path, repo: Path, torch_wheels: Path | None = None, lazy_sr
         lazy_dir = Path(lazy_src) / "torch" / "csrc" / "lazy"
         if not lazy_dir.is_dir():
             raise CatalogError(f"{lazy_src}: no torch/csrc/lazy folder")
-        files = {str(p.relative_to(lazy_src)): p.read_text(encoding="utf-8", errors="replace")
-                 for p in sorted(lazy_dir.rglob("*")) if p.suffix in (".cpp", ".h")}
+        files = {
+            str(p.relative_to(lazy_src)): p.read_text(encoding="utf-8", errors="replace")
+            for p in sorted(lazy_dir.rglob("*"))
+            if p.suffix in (".cpp", ".h")
+        }
         counts = call_sites(files.values())
         lazy = _with_callers([e for name, src in files.items() for e in extract_cpp(src, name, "lazy")], counts)
     in_torch: set[tuple] = set()
@@ -797,10 +858,15 @@ def build(*, wheels: Path, repo: Path, torch_wheels: Path | None = None, lazy_sr
         for e in lazy:  # without torch wheels, the lazy core is taken as present in every release
             merged[e.key()] |= set(wanted)
             callers[e.key()] = max(callers.get(e.key(), -1), e.callers)
-    entries = [Entry(k[0], k[1], k[2], k[3], k[4], k[5], callers.get(k, -1), tuple(r for r in wanted if r in rel), k in in_torch)
-               for k, rel in merged.items()]
-    built = {"torch_xla_cpp_in_binary": round(shipped / total_cpp, 3) if total_cpp else None,
-             "torch_wheels": torch_wheels is not None, "lazy_core": lazy_src is not None}
+    entries = [
+        Entry(k[0], k[1], k[2], k[3], k[4], k[5], callers.get(k, -1), tuple(r for r in wanted if r in rel), k in in_torch)
+        for k, rel in merged.items()
+    ]
+    built = {
+        "torch_xla_cpp_in_binary": round(shipped / total_cpp, 3) if total_cpp else None,
+        "torch_wheels": torch_wheels is not None,
+        "lazy_core": lazy_src is not None,
+    }
     return Catalog(tuple(wanted), entries, built)
 
 
@@ -817,8 +883,9 @@ def _torch_pin(wheel: Path) -> str:
     return m.group(1) if m else (_wheel_version(wheel.name) or "")
 
 
-def _torch_pass(lazy: list[Entry], own: list[tuple], merged: dict, torch_wheels: Path, torch_of: dict[str, str],
-                progress: Progress) -> tuple[dict[tuple, set[str]], set[tuple]]:
+def _torch_pass(
+    lazy: list[Entry], own: list[tuple], merged: dict, torch_wheels: Path, torch_of: dict[str, str], progress: Progress
+) -> tuple[dict[tuple, set[str]], set[tuple]]:
     """One read of each torch wheel: the torch_xla releases whose torch holds each lazy-core message (its
     ``libtorch_cpu``), and the torch_xla messages torch itself holds too (its libraries and Python files),
     which are therefore no sign of torch_xla."""
@@ -833,14 +900,19 @@ def _torch_pass(lazy: list[Entry], own: list[tuple], merged: dict, torch_wheels:
     for n, tv in enumerate(needed, 1):
         if tv not in by_version:
             users = ", ".join(r for r, t in torch_of.items() if t == tv)
-            raise CatalogError(f"{torch_wheels}: no torch {tv} wheel (torch_xla {users} needs it)",
-                               hint=f"pip download --no-deps torch=={tv} -d {torch_wheels}")
+            raise CatalogError(
+                f"{torch_wheels}: no torch {tv} wheel (torch_xla {users} needs it)",
+                hint=f"pip download --no-deps torch=={tv} -d {torch_wheels}",
+            )
         progress(f"[{n}/{len(needed)}] torch {tv}: strings of libtorch and its Python files")
         py, strings = wheel_contents(by_version[tv], "torch", ("libtorch_cpu", "libtorch_python"))
         releases = {r for r, t in torch_of.items() if t == tv}
         lazy_pieces = {e.key(): [p.strip() for p in e.pieces if len(p.strip()) >= 6] for e in lazy}
-        own_pieces = {k: [p.strip() for p in k[2].split(PLACEHOLDER) if len(p.strip()) >= 8]
-                      for k in own if k not in in_torch and merged[k] & releases}
+        own_pieces = {
+            k: [p.strip() for p in k[2].split(PLACEHOLDER) if len(p.strip()) >= 8]
+            for k in own
+            if k not in in_torch and merged[k] & releases
+        }
         texts = [s for s in strings if " " in s or len(s) > 20] + [line for src in py.values() for line in src.splitlines()]
         holds = _substring_finder(texts, [p for ps in (*lazy_pieces.values(), *own_pieces.values()) for p in ps])
         for key, pieces in lazy_pieces.items():
@@ -867,6 +939,7 @@ def _substring_finder(texts: list[str], pieces: list[str]) -> Callable[[str], bo
         if not found:
             return False
         return any(piece in t for t in index.get(max(found, key=len), ()))
+
     return holds
 
 
@@ -881,8 +954,11 @@ def write(catalog: Catalog, path: Path) -> None:
 
 
 def read_lazy_sources(folder: Path) -> dict[str, str]:  # pragma: no cover - convenience for the CLI
-    return {str(p.relative_to(folder)): p.read_text(encoding="utf-8", errors="replace")
-            for p in sorted((folder / "torch" / "csrc" / "lazy").rglob("*")) if p.suffix in (".cpp", ".h")}
+    return {
+        str(p.relative_to(folder)): p.read_text(encoding="utf-8", errors="replace")
+        for p in sorted((folder / "torch" / "csrc" / "lazy").rglob("*"))
+        if p.suffix in (".cpp", ".h")
+    }
 
 
 def entries_json(entries: Iterable[Entry]) -> list[dict]:

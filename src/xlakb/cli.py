@@ -65,7 +65,10 @@ def find_root(explicit: str | None) -> Path:
     for candidate in (here, *here.parents):
         if (candidate / "issues").is_dir() and (candidate / "reproducers").is_dir():
             return candidate
-    raise XlakbError(f"{here}: not inside an xlakb checkout (no issues/ and reproducers/ above it)", hint="cd into the repository or pass --root")
+    raise XlakbError(
+        f"{here}: not inside an xlakb checkout (no issues/ and reproducers/ above it)",
+        hint="cd into the repository or pass --root",
+    )
 
 
 def _backend(args):
@@ -91,7 +94,10 @@ def cmd_validate(args) -> int:
     for p in problems:
         print(p)
     if problems:
-        print(f"{len(problems)} problem(s) in {len({p.path for p in problems})} file(s); {len(records)} record(s) valid", file=sys.stderr)
+        print(
+            f"{len(problems)} problem(s) in {len({p.path for p in problems})} file(s); {len(records)} record(s) valid",
+            file=sys.stderr,
+        )
         return EXIT_ERROR
     print(f"{len(records)} record(s) valid")
     return 0
@@ -103,8 +109,13 @@ def cmd_list(args) -> int:
     # bugs by default; limitations lifted and drafts (mined proofs nobody wrote up yet) only when asked
     kinds = {"bugs": ("bug",), "limitations": ("limitation",), "drafts": ("draft",)}[args.kind]
     records = load_records(find_root(args.root), kinds)
-    rows = [r for r in records if (not args.status or r.status == args.status) and (not args.tag or args.tag in r.tags)
-            and (not args.component or r.component == args.component)]
+    rows = [
+        r
+        for r in records
+        if (not args.status or r.status == args.status)
+        and (not args.tag or args.tag in r.tags)
+        and (not args.component or r.component == args.component)
+    ]
     if not rows:
         print("no records match", file=sys.stderr)
         return 0
@@ -142,8 +153,10 @@ def cmd_show(args) -> int:
         print(ui["limitation_note"].format(fixed_in=rec.fixed_in or "?").strip())
     elif rec.kind == "draft":
         print(label("A draft: mined, not written up yet, not published.", "草稿：由挖掘得到，尚未撰写，不发布。"))
-    print(f"{label('status', '状态')}{colon}{ui['status'].get(rec.status, rec.status) if zh else rec.status}   {label('component', '组件')}{colon}"
-          f"{rec.component}   {label('tags', '标签')}{colon}{', '.join(rec.tags)}")
+    print(
+        f"{label('status', '状态')}{colon}{ui['status'].get(rec.status, rec.status) if zh else rec.status}   {label('component', '组件')}{colon}"
+        f"{rec.component}   {label('tags', '标签')}{colon}{', '.join(rec.tags)}"
+    )
     print()
     print(rec.text("summary", lang).strip())
     print(f"\n{label('Symptoms', '症状')}{colon}")
@@ -152,8 +165,10 @@ def cmd_show(args) -> int:
     print(f"\n{label('Root cause', '根本原因')}{colon}\n  {rec.text('root_cause', lang).strip()}")
     print(f"\n{label('Workaround', '规避方法')}{colon}\n  {rec.text('workaround', lang).strip()}")
     versions = rec.data["versions"]
-    print(f"\n{label('Affected (claimed)', '受影响版本（记录所称）')}{colon}torch_xla  {versions['affected']}"
-          + (f"; {label('fixed in', '修复于')} {versions['fixed_in']}" if versions.get("fixed_in") else ""))
+    print(
+        f"\n{label('Affected (claimed)', '受影响版本（记录所称）')}{colon}torch_xla  {versions['affected']}"
+        + (f"; {label('fixed in', '修复于')} {versions['fixed_in']}" if versions.get("fixed_in") else "")
+    )
     matrix = load_matrix(root, rec.id)
     if matrix:
         from .candidates.releases import all_releases
@@ -171,10 +186,14 @@ def cmd_show(args) -> int:
         print(f"\n{label('Upstream', '上游')}{colon}" + " ".join(links))
     env = " ".join(f"{k}={v}" for k, v in rec.env_vars.items())
     if rec.trigger:
-        print(f"\n{label('Reproduce', '复现')}{colon}{label('upstream test', '上游测试')} {rec.reproducer_label} "
-              f"(XLAKB_XLA_REPO={label('a pytorch/xla clone', 'pytorch/xla 的克隆')})")
+        print(
+            f"\n{label('Reproduce', '复现')}{colon}{label('upstream test', '上游测试')} {rec.reproducer_label} "
+            f"(XLAKB_XLA_REPO={label('a pytorch/xla clone', 'pytorch/xla 的克隆')})"
+        )
     else:
-        print(f"\n{label('Reproduce', '复现')}{colon}PJRT_DEVICE=CPU CPU_NUM_DEVICES={rec.devices} {env + ' ' if env else ''}python {rec.reproducer['path']}")
+        print(
+            f"\n{label('Reproduce', '复现')}{colon}PJRT_DEVICE=CPU CPU_NUM_DEVICES={rec.devices} {env + ' ' if env else ''}python {rec.reproducer['path']}"
+        )
     print(f"  xlakb repro {rec.id} --torch-xla <version>")
     return 0
 
@@ -196,8 +215,10 @@ def cmd_new(args) -> int:
         _records, catalog = engine(export(root))
         signatures = signatures_from_log(log, catalog)
         if not signatures:
-            raise XlakbError(f"{log.source}: no error line, check, frame or call found to take signatures from",
-                             hint="pass the log of the failing run, with its traceback")
+            raise XlakbError(
+                f"{log.source}: no error line, check, frame or call found to take signatures from",
+                hint="pass the log of the failing run, with its traceback",
+            )
     record, repro = scaffold(root, args.id, args.component, signatures)
     print(f"created {record.relative_to(root)} and {repro.relative_to(root)}")
     print("next: fill in both languages, make the reproducer show the bug, then")
@@ -229,7 +250,9 @@ def cmd_repro(args) -> int:
         if expected == "claim":
             claim = rec.claims(cand.label)
             if claim is None:
-                raise XlakbError(f"{rec.id} makes no claim about torch_xla {cand.label}", hint="pass --expect reproduced or not-reproduced")
+                raise XlakbError(
+                    f"{rec.id} makes no claim about torch_xla {cand.label}", hint="pass --expect reproduced or not-reproduced"
+                )
             expected = "reproduced" if claim else "not-reproduced"
         if res.verdict.value != expected:
             print(f"expected {expected}, measured {res.verdict.value}", file=sys.stderr)
@@ -252,11 +275,23 @@ def cmd_matrix(args) -> int:
     executor = get_executor(args.cluster, args.jobs)
     try:
         if executor.name != "local":
-            progress.info(f"executor: {executor.name} at {args.cluster or os.environ.get('RAY_ADDRESS')} "
-                          f"({executor.slots} CPU(s) in the cluster)")
-        got = measure(root, records, cands, backend, variants=args.variants, save=not args.no_save, executor=executor,
-                      progress=progress, cache=VerdictCache(refresh=args.fresh), find_links=_links(args),
-                      index_url=args.index_url)
+            progress.info(
+                f"executor: {executor.name} at {args.cluster or os.environ.get('RAY_ADDRESS')} "
+                f"({executor.slots} CPU(s) in the cluster)"
+            )
+        got = measure(
+            root,
+            records,
+            cands,
+            backend,
+            variants=args.variants,
+            save=not args.no_save,
+            executor=executor,
+            progress=progress,
+            cache=VerdictCache(refresh=args.fresh),
+            find_links=_links(args),
+            index_url=args.index_url,
+        )
     finally:
         executor.close()
     if len(records) == 1:
@@ -266,14 +301,18 @@ def cmd_matrix(args) -> int:
         for r in got.bug[rec.id]:
             print(f"{r.candidate:<10} {r.torch:<8} {r.verdict.value:<15} {r.duration_s:6.1f}s  {r.detail[:70]}")
         if got.workaround[rec.id]:
-            print(f"\nits workaround ({' '.join(rec.workaround.get('args', []))} "
-                  f"{' '.join(f'{k}={v}' for k, v in rec.workaround.get('env', {}).items())}): not-reproduced = it holds")
+            print(
+                f"\nits workaround ({' '.join(rec.workaround.get('args', []))} "
+                f"{' '.join(f'{k}={v}' for k, v in rec.workaround.get('env', {}).items())}): not-reproduced = it holds"
+            )
             for r in got.workaround[rec.id]:
                 print(f"{r.candidate:<10} {r.torch:<8} {r.verdict.value:<15} {r.duration_s:6.1f}s  {r.detail[:70]}")
     else:
         letter = {"reproduced": "R", "not-reproduced": "N", "untestable": "U", "error": "E"}
-        print(f"\n{len(records)} records x {len(cands)} releases ({cands[0].label} .. {cands[-1].label}, {backend.name} runner):"
-              f" R reproduced, N not reproduced, U untestable, E error")
+        print(
+            f"\n{len(records)} records x {len(cands)} releases ({cands[0].label} .. {cands[-1].label}, {backend.name} runner):"
+            f" R reproduced, N not reproduced, U untestable, E error"
+        )
         width = max(len(r.id) for r in records)
         for rec in records:
             line = f"{rec.id:<{width}}  {''.join(letter[x.verdict.value] for x in got.bug[rec.id])}"
@@ -305,8 +344,16 @@ def cmd_mine(args) -> int:
         from .mining.mine import REJUDGED, rejudge
 
         try:
-            changes = rejudge(root, args.repo, backend, progress=progress, executor=executor, cache=VerdictCache(),
-                              find_links=_links(args), index_url=args.index_url)
+            changes = rejudge(
+                root,
+                args.repo,
+                backend,
+                progress=progress,
+                executor=executor,
+                cache=VerdictCache(),
+                find_links=_links(args),
+                index_url=args.index_url,
+            )
         finally:
             executor.close()
         for c in changes:
@@ -315,20 +362,37 @@ def cmd_mine(args) -> int:
         print(f"{len(changes)} outcome(s) changed; listed in {REJUDGED}")
         return 0
     try:
-        out = run(root, args.repo, args.start, args.end, backend, progress=progress, limit=args.limit,
-                  find_only=args.find_only, records=not args.no_records, executor=executor, cache=VerdictCache(),
-                  find_links=_links(args), index_url=args.index_url, retry=tuple(args.retry or ()))
+        out = run(
+            root,
+            args.repo,
+            args.start,
+            args.end,
+            backend,
+            progress=progress,
+            limit=args.limit,
+            find_only=args.find_only,
+            records=not args.no_records,
+            executor=executor,
+            cache=VerdictCache(),
+            find_links=_links(args),
+            index_url=args.index_url,
+            retry=tuple(args.retry or ()),
+        )
     finally:
         if executor is not None:
             executor.close()
     counts: dict[str, int] = {}
     for m in out.rows:
         counts[m.status] = counts.get(m.status, 0) + 1
-    print(f"\n{len(out.rows)} candidates from {args.start} to {args.end}: "
-          + ", ".join(f"{n} {k}" for k, n in sorted(counts.items(), key=lambda kv: -kv[1])))
+    print(
+        f"\n{len(out.rows)} candidates from {args.start} to {args.end}: "
+        + ", ".join(f"{n} {k}" for k, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+    )
     for rid in out.written:
-        print(f"draft written: mined/drafts/{rid}.yaml, bisect/{rid}/ (write it up, then move it to issues/ "
-              f"or, for a limitation, limitations/)")
+        print(
+            f"draft written: mined/drafts/{rid}.yaml, bisect/{rid}/ (write it up, then move it to issues/ "
+            f"or, for a limitation, limitations/)"
+        )
     for rid, agreement in out.attached:
         print(f"another proof of {rid}: {agreement} (bisect/{rid}/proofs.json)")
     for key, why in out.left:
@@ -349,13 +413,17 @@ def cmd_upstream(args) -> int:
         if not args.file:
             raise XlakbError("xlakb upstream import needs a file", hint="a JSON array or JSON lines of GitHub issue objects")
         path = Path(args.file)
-        new = store.combine(store.report_from_github(o, o.get("comments") or (), seeded=args.seeded, source=f"{path}")
-                            for o in store.read_objects(path))
+        new = store.combine(
+            store.report_from_github(o, o.get("comments") or (), seeded=args.seeded, source=f"{path}")
+            for o in store.read_objects(path)
+        )
         merged, added, changed = store.merge(store.load(root), new)
         out = store.save(root, merged)
         with_errors = sum(1 for r in new if r.errors)
-        print(f"{len(new)} read ({with_errors} with error lines): {added} added, {changed} changed; "
-              f"{len(merged)} in {out.relative_to(root)}")
+        print(
+            f"{len(new)} read ({with_errors} with error lines): {added} added, {changed} changed; "
+            f"{len(merged)} in {out.relative_to(root)}"
+        )
         return 0
     if args.action == "fetch":
         from .upstream.github import API, Client, harvest, token_from_environment
@@ -369,13 +437,15 @@ def cmd_upstream(args) -> int:
         if done.not_modified:
             print(f"{args.repo}: nothing new since the last fetch (1 request)")
             return 0
-        print(f"{args.repo}: {done.seen} issue(s) and pull request(s) read, {done.added} added, {done.changed} changed"
-              f" ({done.requests} requests)" + (f"; gone meanwhile: {', '.join(f'#{n}' for n in done.gone)}" if done.gone else ""))
+        print(
+            f"{args.repo}: {done.seen} issue(s) and pull request(s) read, {done.added} added, {done.changed} changed"
+            f" ({done.requests} requests)" + (f"; gone meanwhile: {', '.join(f'#{n}' for n in done.gone)}" if done.gone else "")
+        )
         return 0
     from .knowledge import upstream_clusters
 
     clusters = upstream_clusters(root)
-    shown = clusters[:args.limit]
+    shown = clusters[: args.limit]
     if args.json:
         print(json.dumps([c.to_json() for c in shown], indent=1, ensure_ascii=False))
         return 0
@@ -396,8 +466,9 @@ def cmd_warm(args) -> int:
     from .runner import scan_releases
 
     cands = [release(v) for v in args.versions] if args.versions else releases_between()
-    found = scan_releases(cands, _backend(args), progress=ConsoleProgress(quiet=args.quiet), find_links=_links(args),
-                          index_url=args.index_url)
+    found = scan_releases(
+        cands, _backend(args), progress=ConsoleProgress(quiet=args.quiet), find_links=_links(args), index_url=args.index_url
+    )
     path = write_import_time(found)
     print(f"wrote {path}: {', '.join(f'{v} ({len(n)})' for v, n in found.items())}")
     return 0
@@ -434,8 +505,10 @@ def cmd_triage(args) -> int:
     reported = upstream_match(log.text, upstream_clusters(root))
     if args.json:
         data = result_json(result)
-        data["upstream"] = [{"cluster": h.cluster.to_json(), "line": h.line.line, "exact": h.exact,
-                             "generic": generic_hit(h, result)} for h in reported]
+        data["upstream"] = [
+            {"cluster": h.cluster.to_json(), "line": h.line.line, "exact": h.exact, "generic": generic_hit(h, result)}
+            for h in reported
+        ]
         print(json.dumps(data, indent=1, ensure_ascii=False))
         return 0 if result.strong else EXIT_ERROR
     history = message_history(args.repo, result) if args.repo else None
@@ -449,15 +522,21 @@ def cmd_catalog(args) -> int:
 
     out = Path(args.out) if args.out else Path(__file__).resolve().parent / "data" / catalog.DATA_FILE
     progress = ConsoleProgress(quiet=getattr(args, "quiet", False))
-    cat = catalog.build(wheels=Path(args.wheels), repo=Path(args.repo),
-                        torch_wheels=Path(args.torch_wheels) if args.torch_wheels else None,
-                        lazy_src=Path(args.lazy_src) if args.lazy_src else None,
-                        releases=args.releases or None, torch_of={v: r["torch"] for v, r in release_table().items()},
-                        progress=lambda line: progress.info(line))
+    cat = catalog.build(
+        wheels=Path(args.wheels),
+        repo=Path(args.repo),
+        torch_wheels=Path(args.torch_wheels) if args.torch_wheels else None,
+        lazy_src=Path(args.lazy_src) if args.lazy_src else None,
+        releases=args.releases or None,
+        torch_of={v: r["torch"] for v, r in release_table().items()},
+        progress=lambda line: progress.info(line),
+    )
     catalog.write(cat, out)
     by_origin = {o: sum(1 for e in cat.entries if e.origin == o) for o in catalog.ORIGINS}
-    print(f"wrote {out}: {len(cat.entries)} entries ({', '.join(f'{n} {o}' for o, n in by_origin.items())}) "
-          f"for torch_xla {cat.releases_text(cat.releases)}")
+    print(
+        f"wrote {out}: {len(cat.entries)} entries ({', '.join(f'{n} {o}' for o, n in by_origin.items())}) "
+        f"for torch_xla {cat.releases_text(cat.releases)}"
+    )
     return 0
 
 
@@ -468,8 +547,14 @@ def cmd_bisect(args) -> int:
 
     root = find_root(args.root)
     rec = load_record(root, args.id)
-    options = Options(repeat=args.repeat, jobs=args.jobs, prepare_ahead=not args.no_prepare,
-                      find_links=_links(args), index_url=args.index_url, command="xlakb " + published_command(args.argv))
+    options = Options(
+        repeat=args.repeat,
+        jobs=args.jobs,
+        prepare_ahead=not args.no_prepare,
+        find_links=_links(args),
+        index_url=args.index_url,
+        command="xlakb " + published_command(args.argv),
+    )
     ctx = Context(rec, _backend(args), progress=ConsoleProgress(quiet=args.quiet), options=options)
     ctx.executor = get_executor(args.cluster, 1)  # -j is how many candidates each step probes at once
     try:
@@ -510,7 +595,9 @@ def _bisect_run(ctx, root: Path, args) -> int:
 
     if args.narrow:
         if args.source != "releases":
-            raise XlakbError(f"--narrow starts from releases, not {args.source}", hint="drop --source; --start/--end name releases")
+            raise XlakbError(
+                f"--narrow starts from releases, not {args.source}", hint="drop --source; --start/--end name releases"
+            )
         stopped = None
         try:
             reports = narrow(ctx, opts, start=args.start, end=args.end, direction=args.direction)
@@ -555,12 +642,16 @@ def cmd_verify(args) -> int:
         affected, fixed = claimed_pair(rec)
         for version, expected in ((affected, "reproduced"), (fixed, "not-reproduced")):
             if version is None:
-                print(f"{rid}: no release is claimed {'affected' if expected == 'reproduced' else 'fixed'}; nothing to check there")
+                print(
+                    f"{rid}: no release is claimed {'affected' if expected == 'reproduced' else 'fixed'}; nothing to check there"
+                )
                 continue
             res = probe(rec, release(version), backend, progress=progress, find_links=_links(args), index_url=args.index_url)
             ok = res.verdict.value == expected
             failures += not ok
-            print(f"{rid} on torch_xla {version}: {res.verdict.value} (claimed {expected}) {'ok' if ok else 'MISMATCH'}  [{res.duration_s:.1f} s, log {res.log}]")
+            print(
+                f"{rid} on torch_xla {version}: {res.verdict.value} (claimed {expected}) {'ok' if ok else 'MISMATCH'}  [{res.duration_s:.1f} s, log {res.log}]"
+            )
     if failures:
         print(f"{failures} reproducer run(s) did not behave as their records claim", file=sys.stderr)
         return EXIT_ERROR
@@ -627,12 +718,18 @@ def cmd_env(args) -> int:
             flag = "  [in use]" if e.in_use else ""
             print(f"{e.runner:<6} {e.key:<20} {e.kind:<8} {human_size(e.size):>10}  {_ago(e.last_used):<12} {e.holds}{flag}")
         total = sum(e.size for e in entries)
-        print(f"{len(entries)} environment(s), {human_size(total)} on disk (hard links counted once) under {cache_dir() / 'envs'}")
+        print(
+            f"{len(entries)} environment(s), {human_size(total)} on disk (hard links counted once) under {cache_dir() / 'envs'}"
+        )
         return 0
     if not (args.max_size or args.older_than or args.all):
         raise XlakbError("say what to prune", hint="--max-size SIZE (e.g. 40G), --older-than AGE (e.g. 30d), or --all")
-    chosen = plan_prune(entries, max_size=parse_size(args.max_size) if args.max_size else None,
-                        older_than=parse_age(args.older_than) if args.older_than else None, remove_all=args.all)
+    chosen = plan_prune(
+        entries,
+        max_size=parse_size(args.max_size) if args.max_size else None,
+        older_than=parse_age(args.older_than) if args.older_than else None,
+        remove_all=args.all,
+    )
     if args.dry_run:
         for e in chosen:
             print(f"would remove {e.runner} {e.key} ({e.kind}, {human_size(e.size)}, last used {_ago(e.last_used)}): {e.holds}")
@@ -645,8 +742,10 @@ def cmd_env(args) -> int:
         print(f"kept {e.runner} {e.key}: in use")
     in_use = [e for e in entries if e.in_use]
     left = sum(e.size for e in entries) - sum(e.size for e in removed)
-    print(f"removed {len(removed)} environment(s), {human_size(sum(e.size for e in removed))} freed; "
-          f"{human_size(left)} left" + (f" ({len(in_use)} in use, never removed)" if in_use else ""))
+    print(
+        f"removed {len(removed)} environment(s), {human_size(sum(e.size for e in removed))} freed; "
+        f"{human_size(left)} left" + (f" ({len(in_use)} in use, never removed)" if in_use else "")
+    )
     return 0
 
 
@@ -684,8 +783,10 @@ def cmd_drift(args) -> int:
         print(json.dumps([v for v in releases if v in wanted]))
         return 0
     order = {"regression": 0, "claim": 1, "unmeasured": 2}
-    found = sorted(((kind, rec.id, message) for rec, rows in measured for kind, message in drift(rec, rows, releases)),
-                   key=lambda f: (order[f[0]], f[1]))
+    found = sorted(
+        ((kind, rec.id, message) for rec, rows in measured for kind, message in drift(rec, rows, releases)),
+        key=lambda f: (order[f[0]], f[1]),
+    )
     if args.json:
         print(json.dumps([{"kind": k, "record": r, "message": m} for k, r, m in found], indent=1))
         return EXIT_ERROR if found else 0
@@ -693,8 +794,10 @@ def cmd_drift(args) -> int:
         print(f"{kind.upper():<10} {rid}: {message}")
     if found:
         counts = {k: sum(1 for f in found if f[0] == k) for k in order}
-        print(", ".join(f"{n} {k}" for k, n in counts.items() if n) + f" over {len({f[1] for f in found})} record(s)",
-              file=sys.stderr)
+        print(
+            ", ".join(f"{n} {k}" for k, n in counts.items() if n) + f" over {len({f[1] for f in found})} record(s)",
+            file=sys.stderr,
+        )
         return EXIT_ERROR
     print("no drift: every record's claims agree with its matrix, measured on every known release")
     return 0
@@ -722,9 +825,13 @@ def cmd_site(args) -> int:
 
 # -- parser -----------------------------------------------------------------------
 def cluster_opt(sp) -> None:
-    sp.add_argument("--cluster", metavar="ADDR", help="where probes run: local (default, unless RAY_ADDRESS is set), "
-                    "a Ray cluster (ray://HOST:PORT or HOST:PORT; each probe a task asking the record's resources), "
-                    "or local-ray (a Ray cluster of this machine, started for the run); needs pip install 'xlakb[ray]'")
+    sp.add_argument(
+        "--cluster",
+        metavar="ADDR",
+        help="where probes run: local (default, unless RAY_ADDRESS is set), "
+        "a Ray cluster (ray://HOST:PORT or HOST:PORT; each probe a task asking the record's resources), "
+        "or local-ray (a Ray cluster of this machine, started for the run); needs pip install 'xlakb[ray]'",
+    )
 
 
 def build_parser(sources: bool = True) -> argparse.ArgumentParser:
@@ -738,7 +845,12 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def runner_opts(sp):
-        sp.add_argument("--runner", choices=["auto", "uv", "docker"], default="auto", help="where probes run (auto: Docker when a daemon answers and its image is there, else uv)")
+        sp.add_argument(
+            "--runner",
+            choices=["auto", "uv", "docker"],
+            default="auto",
+            help="where probes run (auto: Docker when a daemon answers and its image is there, else uv)",
+        )
         sp.add_argument("--find-links", action="append", metavar="DIR", help="a local wheelhouse to install from (repeatable)")
         sp.add_argument("--index-url", help="package index to install torch_xla/torch from (default: PyPI)")
         sp.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -750,8 +862,12 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
     sp.add_argument("--status", choices=["open", "fixed", "regressed", "workaround-only", "wontfix"])
     sp.add_argument("--tag")
     sp.add_argument("--component")
-    sp.add_argument("--kind", choices=["bugs", "limitations", "drafts"], default="bugs",
-                    help="bugs (default); limitations releases lifted; drafts: mined proofs nobody has written up yet")
+    sp.add_argument(
+        "--kind",
+        choices=["bugs", "limitations", "drafts"],
+        default="bugs",
+        help="bugs (default); limitations releases lifted; drafts: mined proofs nobody has written up yet",
+    )
     sp.add_argument("--lang", choices=["en", "zh"], default="en")
     sp.set_defaults(func=cmd_list)
 
@@ -769,7 +885,11 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
     sp = sub.add_parser("repro", help="run a record's reproducer once on one torch_xla release")
     sp.add_argument("id")
     sp.add_argument("--torch-xla", required=True, metavar="VERSION")
-    sp.add_argument("--expect", choices=["reproduced", "not-reproduced", "claim"], help="exit 1 unless the verdict is this ('claim': what the record claims for this release)")
+    sp.add_argument(
+        "--expect",
+        choices=["reproduced", "not-reproduced", "claim"],
+        help="exit 1 unless the verdict is this ('claim': what the record claims for this release)",
+    )
     sp.add_argument("--cached", action="store_true", help="reuse a cached verdict for the same reproducer and environment")
     runner_opts(sp)
     sp.set_defaults(func=cmd_repro)
@@ -784,82 +904,118 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
     sp.add_argument("--versions", nargs="+", metavar="VERSION", help="releases to run (default: all published)")
     sp.add_argument("--fresh", action="store_true", help="ignore cached verdicts")
     sp.add_argument("--no-save", action="store_true", help="do not write bisect/<id>/matrix.json")
-    sp.add_argument("--variants", choices=["both", "bug", "workaround"], default="both",
-                    help="the bug, the workaround variant a record declares (reproducer.workaround), or both (default)")
+    sp.add_argument(
+        "--variants",
+        choices=["both", "bug", "workaround"],
+        default="both",
+        help="the bug, the workaround variant a record declares (reproducer.workaround), or both (default)",
+    )
     runner_opts(sp)
     sp.set_defaults(func=cmd_matrix)
 
-    sp = sub.add_parser("mine", help="prove bugs from pytorch/xla's own fixes: tests that fail before a fix, pass after",
-                        description="Reads a pytorch/xla clone: the commits changing a test between two releases, "
-                                    "sorted by src/xlakb/data/mine_rules.yaml; runs each test function a fix changed "
-                                    "(taken from the clone, never copied here) on the release before the fix and the "
-                                    "first with it; a test that fails before and passes after becomes a record (draft "
-                                    "text, 12-release matrix, release bisection), or a second proof of the record of "
-                                    "that fix. Every candidate and its outcome is kept in mined/candidates.json; a "
-                                    "second run goes on where the first stopped.")
-    sp.add_argument("--repo", required=True, metavar="CLONE", help="a pytorch/xla clone (bare or not) with its tags and "
-                                                                   "release branches; probes take the tests from it")
+    sp = sub.add_parser(
+        "mine",
+        help="prove bugs from pytorch/xla's own fixes: tests that fail before a fix, pass after",
+        description="Reads a pytorch/xla clone: the commits changing a test between two releases, "
+        "sorted by src/xlakb/data/mine_rules.yaml; runs each test function a fix changed "
+        "(taken from the clone, never copied here) on the release before the fix and the "
+        "first with it; a test that fails before and passes after becomes a record (draft "
+        "text, 12-release matrix, release bisection), or a second proof of the record of "
+        "that fix. Every candidate and its outcome is kept in mined/candidates.json; a "
+        "second run goes on where the first stopped.",
+    )
+    sp.add_argument(
+        "--repo",
+        required=True,
+        metavar="CLONE",
+        help="a pytorch/xla clone (bare or not) with its tags and release branches; probes take the tests from it",
+    )
     sp.add_argument("--from", dest="start", default="2.1.0", metavar="VERSION", help="oldest release (default 2.1.0)")
     sp.add_argument("--to", dest="end", default="2.9.0", metavar="VERSION", help="newest release (default 2.9.0)")
     sp.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="probes to run at once on this machine")
     cluster_opt(sp)
     sp.add_argument("--limit", type=int, metavar="N", help="prove at most N pending candidates this run")
     sp.add_argument("--find-only", action="store_true", help="list and classify the candidates, run nothing")
-    sp.add_argument("--rejudge", action="store_true",
-                    help="after a change of the runner or the rules: run every measured candidate again and list "
-                         "what changed (mined/rejudged.json)")
+    sp.add_argument(
+        "--rejudge",
+        action="store_true",
+        help="after a change of the runner or the rules: run every measured candidate again and list "
+        "what changed (mined/rejudged.json)",
+    )
     sp.add_argument("--no-records", action="store_true", help="prove candidates but write no record")
-    sp.add_argument("--retry", action="append", choices=("error", "untestable", "fails-after", "passes-before", "proved"),
-                    help="prove the candidates with this outcome again (repeatable), e.g. after the runner changed; "
-                         "proved: only those no record was made of yet")
+    sp.add_argument(
+        "--retry",
+        action="append",
+        choices=("error", "untestable", "fails-after", "passes-before", "proved"),
+        help="prove the candidates with this outcome again (repeatable), e.g. after the runner changed; "
+        "proved: only those no record was made of yet",
+    )
     runner_opts(sp)
     sp.set_defaults(func=cmd_mine)
 
-    sp = sub.add_parser("upstream", help="the reported tier: upstream's issues grouped by error signature",
-                        description="fetch: read pytorch/xla's issues, pull requests and comments through the GitHub "
-                                    "REST API (token from GITHUB_TOKEN or GH_TOKEN; resumable; incremental) into "
-                                    "upstream/issues.jsonl. import: read GitHub issue objects from a file (a JSON array "
-                                    "or JSON lines). list: the clusters, most reported first.")
+    sp = sub.add_parser(
+        "upstream",
+        help="the reported tier: upstream's issues grouped by error signature",
+        description="fetch: read pytorch/xla's issues, pull requests and comments through the GitHub "
+        "REST API (token from GITHUB_TOKEN or GH_TOKEN; resumable; incremental) into "
+        "upstream/issues.jsonl. import: read GitHub issue objects from a file (a JSON array "
+        "or JSON lines). list: the clusters, most reported first.",
+    )
     sp.add_argument("action", choices=["fetch", "import", "list"])
     sp.add_argument("file", nargs="?", help="import: the file of GitHub issue objects")
     sp.add_argument("--repo", default="pytorch/xla", help="fetch: owner/name (default pytorch/xla)")
     sp.add_argument("--since", help="fetch: only what was updated since this ISO date (default: where the last fetch stopped)")
     sp.add_argument("--api", default=None, help="fetch: the API's address (default https://api.github.com, or $XLAKB_GITHUB_API)")
-    sp.add_argument("--seeded", action="store_true", help="import: the objects come from the stored search corpus "
-                                                          "(marked seeded until a harvest replaces them)")
+    sp.add_argument(
+        "--seeded",
+        action="store_true",
+        help="import: the objects come from the stored search corpus (marked seeded until a harvest replaces them)",
+    )
     sp.add_argument("--limit", type=int, default=30, help="list: how many clusters (default 30)")
     sp.add_argument("--json", action="store_true", help="list: as JSON")
     sp.add_argument("-q", "--quiet", action="store_true")
     sp.set_defaults(func=cmd_upstream)
 
-    sp = sub.add_parser("triage", help="name the known records a log or traceback shows, weighed by evidence",
-                        description="Matches a log against every record's signatures (message, check, frame, call, env). "
-                                    "A strong match needs the message and context; a message alone is only 'possible'. "
-                                    "Exit 0: a strong match; 1: none; 2: the log cannot be read (empty, binary).")
+    sp = sub.add_parser(
+        "triage",
+        help="name the known records a log or traceback shows, weighed by evidence",
+        description="Matches a log against every record's signatures (message, check, frame, call, env). "
+        "A strong match needs the message and context; a message alone is only 'possible'. "
+        "Exit 0: a strong match; 1: none; 2: the log cannot be read (empty, binary).",
+    )
     sp.add_argument("file", nargs="?", help="a log file, or - for standard input")
     sp.add_argument("--torch-xla", metavar="VERSION", help="your torch_xla release, when the log does not say")
     sp.add_argument("--json", action="store_true", help="the result as JSON, for tools")
     sp.add_argument("--lang", choices=["en", "zh"], default="en")
-    sp.add_argument("--repo", metavar="CLONE", help="a pytorch/xla clone: also list the commits since your release that "
-                                                    "touched each error message (git log -S)")
+    sp.add_argument(
+        "--repo",
+        metavar="CLONE",
+        help="a pytorch/xla clone: also list the commits since your release that touched each error message (git log -S)",
+    )
     sp.set_defaults(func=cmd_triage)
 
-    sp = sub.add_parser("warm", help="warm starts: measure which variables each release reads at import",
-                        description="scan: for each release, import torch and torch_xla in its environment with a "
-                                    "getenv shim (built with gcc) and a watched os.environ, and write the variables "
-                                    "read to src/xlakb/data/import_time.yaml (a warm server is started with the "
-                                    "probe's values of these). Warm starts are on by default; XLAKB_WARM=0 turns "
-                                    "them off for everything.")
+    sp = sub.add_parser(
+        "warm",
+        help="warm starts: measure which variables each release reads at import",
+        description="scan: for each release, import torch and torch_xla in its environment with a "
+        "getenv shim (built with gcc) and a watched os.environ, and write the variables "
+        "read to src/xlakb/data/import_time.yaml (a warm server is started with the "
+        "probe's values of these). Warm starts are on by default; XLAKB_WARM=0 turns "
+        "them off for everything.",
+    )
     sp.add_argument("action", choices=["scan"])
     sp.add_argument("--versions", nargs="+", metavar="VERSION", help="releases (default: all published)")
     runner_opts(sp)
     sp.set_defaults(func=cmd_warm)
 
-    sp = sub.add_parser("catalog", help="build the catalog of messages torch_xla can print, per release",
-                        description="Reads each release's torch_xla wheel (Python raise/warn strings, the compiled "
-                                    "extension's strings) and the torch_xla/csrc sources at its tag of a pytorch/xla "
-                                    "clone (checks, errors, with file and function); optionally torch wheels and "
-                                    "torch's lazy-core sources. Writes src/xlakb/data/catalog.jsonl.")
+    sp = sub.add_parser(
+        "catalog",
+        help="build the catalog of messages torch_xla can print, per release",
+        description="Reads each release's torch_xla wheel (Python raise/warn strings, the compiled "
+        "extension's strings) and the torch_xla/csrc sources at its tag of a pytorch/xla "
+        "clone (checks, errors, with file and function); optionally torch wheels and "
+        "torch's lazy-core sources. Writes src/xlakb/data/catalog.jsonl.",
+    )
     sp.add_argument("action", choices=["build"])
     sp.add_argument("--wheels", required=True, metavar="DIR", help="torch_xla-X.Y.Z-*.whl, one per release")
     sp.add_argument("--repo", required=True, metavar="CLONE", help="a pytorch/xla clone with the release tags")
@@ -871,7 +1027,9 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
 
     sp = sub.add_parser("verify", help="run records' reproducers on one claimed-affected and one claimed-fixed release")
     sp.add_argument("ids", nargs="*", metavar="ID")
-    sp.add_argument("--changed-since", metavar="GIT_REF", help="also every record whose YAML or reproducer changed since this ref")
+    sp.add_argument(
+        "--changed-since", metavar="GIT_REF", help="also every record whose YAML or reproducer changed since this ref"
+    )
     runner_opts(sp)
     sp.set_defaults(func=cmd_verify)
 
@@ -880,28 +1038,41 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
     sp.add_argument("--index-url")
     sp.set_defaults(func=cmd_releases)
 
-    sp = sub.add_parser("env", help="cached environments: list them, or prune them (least recently used first)",
-                        description="Environments of every runner in the cache: key, what it holds, size on disk "
-                                    "(hard links counted once), last use. Pruning never removes one in use. "
-                                    "Set XLAKB_CACHE_MAX_SIZE (e.g. 40G) and the cache keeps itself under that size.")
+    sp = sub.add_parser(
+        "env",
+        help="cached environments: list them, or prune them (least recently used first)",
+        description="Environments of every runner in the cache: key, what it holds, size on disk "
+        "(hard links counted once), last use. Pruning never removes one in use. "
+        "Set XLAKB_CACHE_MAX_SIZE (e.g. 40G) and the cache keeps itself under that size.",
+    )
     sp.add_argument("action", choices=["list", "prune"])
     sp.add_argument("--runner", choices=["all", "uv", "docker"], default="all", help="whose environments (default: all)")
-    sp.add_argument("--max-size", metavar="SIZE", help="prune: remove the least recently used until the cache is at most SIZE (40G, 500M)")
+    sp.add_argument(
+        "--max-size", metavar="SIZE", help="prune: remove the least recently used until the cache is at most SIZE (40G, 500M)"
+    )
     sp.add_argument("--older-than", metavar="AGE", help="prune: remove what was not used for AGE (30d, 12h, 2w)")
     sp.add_argument("--all", action="store_true", help="prune: remove every environment not in use")
     sp.add_argument("--dry-run", action="store_true", help="prune: only say what would be removed")
     sp.add_argument("--json", action="store_true", help="list: as JSON")
     sp.set_defaults(func=cmd_env)
 
-    sp = sub.add_parser("drift", help="records whose claims disagree with their measured matrix, regressions first, "
-                                      "and releases not measured yet (exit 1 when there is any)")
+    sp = sub.add_parser(
+        "drift",
+        help="records whose claims disagree with their measured matrix, regressions first, "
+        "and releases not measured yet (exit 1 when there is any)",
+    )
     sp.add_argument("--json", action="store_true", help="the list as JSON")
-    sp.add_argument("--unmeasured-releases", action="store_true",
-                    help="print the releases some record was not measured on, as a JSON list (for a CI job matrix)")
+    sp.add_argument(
+        "--unmeasured-releases",
+        action="store_true",
+        help="print the releases some record was not measured on, as a JSON list (for a CI job matrix)",
+    )
     sp.set_defaults(func=cmd_drift)
 
-    sp = sub.add_parser("merge-matrices", help="merge matrix.json files measured elsewhere (CI jobs) into bisect/; "
-                                               "the newer measurement of each release wins")
+    sp = sub.add_parser(
+        "merge-matrices",
+        help="merge matrix.json files measured elsewhere (CI jobs) into bisect/; the newer measurement of each release wins",
+    )
     sp.add_argument("folders", nargs="+", metavar="FOLDER")
     sp.set_defaults(func=cmd_merge)
 
@@ -916,27 +1087,43 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
     sp.add_argument("--port", type=int, default=8000)
     sp.set_defaults(func=cmd_site)
 
-    sp = sub.add_parser("bisect", help="find the release, nightly or commit that introduced or fixed a bug",
-                        description="Bisect a record's reproducer over releases (default), nightly wheels by date, "
-                                    "commits of a local pytorch/xla clone, or the settings of a failing configuration. Interrupted runs resume where they stopped.")
+    sp = sub.add_parser(
+        "bisect",
+        help="find the release, nightly or commit that introduced or fixed a bug",
+        description="Bisect a record's reproducer over releases (default), nightly wheels by date, "
+        "commits of a local pytorch/xla clone, or the settings of a failing configuration. Interrupted runs resume where they stopped.",
+    )
     sp.add_argument("id")
-    sp.add_argument("--source", choices=list(SOURCES), default="releases",
-                    help="releases (default), nightlies, commits, or settings (which environment variables and "
-                         "XLA_FLAGS entries of a failing configuration make the bug appear, on one release)")
-    sp.add_argument("--start", help="release, date YYYY-MM-DD (nightlies), or commit/tag/date/#PR (commits); "
-                                    "releases default: the oldest release the reproducer runs on")
-    sp.add_argument("--end", help="likewise; releases default: the newest release it runs on "
-                                  "(only --end given: walks back to find a start)")
+    sp.add_argument(
+        "--source",
+        choices=list(SOURCES),
+        default="releases",
+        help="releases (default), nightlies, commits, or settings (which environment variables and "
+        "XLA_FLAGS entries of a failing configuration make the bug appear, on one release)",
+    )
+    sp.add_argument(
+        "--start",
+        help="release, date YYYY-MM-DD (nightlies), or commit/tag/date/#PR (commits); "
+        "releases default: the oldest release the reproducer runs on",
+    )
+    sp.add_argument(
+        "--end", help="likewise; releases default: the newest release it runs on (only --end given: walks back to find a start)"
+    )
     sp.add_argument("--direction", choices=["introduced", "fixed"], help="default: inferred from the ends")
-    sp.add_argument("--repeat", type=int, default=1, metavar="N", help="run each probe N times; disagreeing runs are reported as flaky")
+    sp.add_argument(
+        "--repeat", type=int, default=1, metavar="N", help="run each probe N times; disagreeing runs are reported as flaky"
+    )
     sp.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="probes to run in parallel")
     sp.add_argument("--no-prepare", action="store_true", help="do not build the next midpoints' environments ahead")
     cluster_opt(sp)
     for arg in source_arguments() if sources else ():  # each source's own options
         sp.add_argument(*arg.flags, **dict(arg.kwargs))
-    sp.add_argument("--narrow", action="store_true",
-                    help="releases, then the nightlies between the two releases found, then (with --repo) the commits "
-                         "between those nightlies; one report per stage")
+    sp.add_argument(
+        "--narrow",
+        action="store_true",
+        help="releases, then the nightlies between the two releases found, then (with --repo) the commits "
+        "between those nightlies; one report per stage",
+    )
     sp.add_argument("--fresh", action="store_true", help="ignore cached verdicts and saved progress")
     sp.add_argument("--no-save", action="store_true", help="do not write bisect/<id>/bisect-<source>.json")
     runner_opts(sp)

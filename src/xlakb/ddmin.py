@@ -25,8 +25,8 @@ Config = tuple[int, ...]
 
 
 class Trial(enum.Enum):
-    FAIL = "fail"              #: the bug shows with this configuration
-    PASS = "pass"              #: it does not
+    FAIL = "fail"  #: the bug shows with this configuration
+    PASS = "pass"  #: it does not
     UNRESOLVED = "unresolved"  #: the probe could not tell (untestable, error, flaky)
 
 
@@ -55,13 +55,14 @@ def _split(config: Config, parts: int) -> list[Config]:
     out, at = [], 0
     for i in range(parts):
         step = size + (1 if i < extra else 0)
-        out.append(config[at:at + step])
+        out.append(config[at : at + step])
         at += step
     return [c for c in out if c]
 
 
-def ddmin(n: int, test: Callable[[Sequence[Config]], Sequence[Trial]], *, batch: int = 1,
-          known: dict[Config, Trial] | None = None) -> Minimized:
+def ddmin(
+    n: int, test: Callable[[Sequence[Config]], Sequence[Trial]], *, batch: int = 1, known: dict[Config, Trial] | None = None
+) -> Minimized:
     """Minimize the failing configuration ``(0, ..., n-1)``.
 
     ``test`` gets a list of at most ``batch`` configurations and returns one :class:`Trial` each.
@@ -79,7 +80,7 @@ def ddmin(n: int, test: Callable[[Sequence[Config]], Sequence[Trial]], *, batch:
     def first_failing(configs: list[Config]) -> Config | None:
         """Test ``configs`` in order (``batch`` at a time, memo first); the first that fails."""
         for start in range(0, len(configs), batch):
-            chunk = configs[start:start + batch]
+            chunk = configs[start : start + batch]
             ask = [c for c in dict.fromkeys(chunk) if c not in memo]
             if ask:
                 trials = list(test(ask))
@@ -96,8 +97,7 @@ def ddmin(n: int, test: Callable[[Sequence[Config]], Sequence[Trial]], *, batch:
     current: Config = tuple(range(n))
     full = first_failing([current])
     if full is None:
-        raise XlakbError(f"the full configuration of {n} setting(s) does not fail ({memo[current].value}): "
-                         "nothing to minimize")
+        raise XlakbError(f"the full configuration of {n} setting(s) does not fail ({memo[current].value}): nothing to minimize")
     parts = 2
     while len(current) >= 2:
         subsets = _split(current, parts)

@@ -68,8 +68,9 @@ class Executor(Protocol):
     name: str
     slots: int  # probes that can run at once (for time estimates)
 
-    def submit(self, task: ProbeTask, backend: Backend, *, progress: Progress | None = None,
-               on_start: Callable[[], None] | None = None) -> cf.Future[ProbeResult]:
+    def submit(
+        self, task: ProbeTask, backend: Backend, *, progress: Progress | None = None, on_start: Callable[[], None] | None = None
+    ) -> cf.Future[ProbeResult]:
         """Start one probe with ``backend`` (remote executors use the backend of that name on the worker).
         The future never raises. ``on_start`` is called when the probe starts, where the executor can tell."""
 
@@ -83,8 +84,9 @@ class Executor(Protocol):
 
 def run_task(task: ProbeTask, backend: Backend, progress: Progress | None = None) -> ProbeResult:
     """Run one probe here, without the verdict cache (the driver keeps it)."""
-    return try_probe(task.record, task.candidate, backend, progress=progress, cache=None,
-                     find_links=task.find_links, index_url=task.index_url)
+    return try_probe(
+        task.record, task.candidate, backend, progress=progress, cache=None, find_links=task.find_links, index_url=task.index_url
+    )
 
 
 class LocalExecutor:
@@ -100,8 +102,9 @@ class LocalExecutor:
         self._pool = cf.ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else None
         self._ahead: list[threading.Thread] = []
 
-    def submit(self, task: ProbeTask, backend: Backend, *, progress: Progress | None = None,
-               on_start: Callable[[], None] | None = None) -> cf.Future[ProbeResult]:
+    def submit(
+        self, task: ProbeTask, backend: Backend, *, progress: Progress | None = None, on_start: Callable[[], None] | None = None
+    ) -> cf.Future[ProbeResult]:
         def one() -> ProbeResult:
             if on_start is not None:
                 on_start()
@@ -115,9 +118,13 @@ class LocalExecutor:
 
     def prestart(self, task: ProbeTask, backend: Backend, *, progress: Progress | None = None) -> None:
         """In a thread of its own, beside the probes' slots."""
-        ahead = threading.Thread(target=prestart, args=(task.record, task.candidate, backend),
-                                 kwargs=dict(progress=progress, find_links=task.find_links, index_url=task.index_url),
-                                 name="xlakb-prestart", daemon=True)
+        ahead = threading.Thread(
+            target=prestart,
+            args=(task.record, task.candidate, backend),
+            kwargs=dict(progress=progress, find_links=task.find_links, index_url=task.index_url),
+            name="xlakb-prestart",
+            daemon=True,
+        )
         ahead.start()
         self._ahead.append(ahead)
 
@@ -250,12 +257,15 @@ def foreign_code(node: str, driver_code: str | None) -> str | None:
     mine = code_fingerprint()
     if driver_code is None or driver_code == mine:
         return None
-    return (f"ray: node {node} runs xlakb {mine}, the driver xlakb {driver_code}; "
-            "install the driver's xlakb on every node of the cluster")
+    return (
+        f"ray: node {node} runs xlakb {mine}, the driver xlakb {driver_code}; "
+        "install the driver's xlakb on every node of the cluster"
+    )
 
 
-def _probe_on_worker(task: ProbeTask, reproducer: bytes, runner: str, queue=None,
-                     tid: str = "", driver_code: str | None = None) -> tuple[ProbeResult, str, str]:
+def _probe_on_worker(
+    task: ProbeTask, reproducer: bytes, runner: str, queue=None, tid: str = "", driver_code: str | None = None
+) -> tuple[ProbeResult, str, str]:
     """The Ray task: lay the reproducer out in a temporary checkout, probe it with the worker's backend called
     ``runner`` (its environment cache is the worker's own), and return the result, an excerpt of the log
     and which node ran it. Its progress goes on ``queue`` (the driver's relay), tagged ``tid``. A worker whose
@@ -299,8 +309,11 @@ def log_excerpt(path: Path) -> str:
     except OSError as err:
         return f"(log unreadable on the worker: {err})\n"
     left_out = size - EXCERPT_HEAD - EXCERPT_TAIL
-    return (data[:EXCERPT_HEAD].decode("utf-8", "replace") + f"\n[... {left_out} bytes left out ...]\n"
-            + tail.decode("utf-8", "replace"))
+    return (
+        data[:EXCERPT_HEAD].decode("utf-8", "replace")
+        + f"\n[... {left_out} bytes left out ...]\n"
+        + tail.decode("utf-8", "replace")
+    )
 
 
 class RayExecutor:
@@ -313,8 +326,7 @@ class RayExecutor:
         try:
             import ray
         except ImportError:
-            raise XlakbError(f"--cluster {address} needs Ray, which is not installed",
-                             hint="pip install 'xlakb[ray]'") from None
+            raise XlakbError(f"--cluster {address} needs Ray, which is not installed", hint="pip install 'xlakb[ray]'") from None
         import logging
 
         self._ray = ray
@@ -336,8 +348,10 @@ class RayExecutor:
                     if isinstance(err, ConnectionAbortedError) and attempt < CONNECT_TRIES:
                         time.sleep(2.0 * attempt)
                         continue
-                    raise XlakbError(f"--cluster {address}: cannot connect to the Ray cluster: {_one_line(err)}",
-                                     hint="start one with `ray start --head`, or check the address") from None
+                    raise XlakbError(
+                        f"--cluster {address}: cannot connect to the Ray cluster: {_one_line(err)}",
+                        hint="start one with `ray start --head`, or check the address",
+                    ) from None
         self._remote = ray.remote(_probe_on_worker)
         self._relay: _Relay | None = None
         self._feasible: dict[tuple, str | None] = {}
@@ -347,8 +361,9 @@ class RayExecutor:
     def prestart(self, task: ProbeTask, backend: Backend, *, progress: Progress | None = None) -> None:
         """Nothing: which node runs the next probe is Ray's choice (a worker keeps its own servers)."""
 
-    def submit(self, task: ProbeTask, backend: Backend, *, progress: Progress | None = None,
-               on_start: Callable[[], None] | None = None) -> cf.Future[ProbeResult]:
+    def submit(
+        self, task: ProbeTask, backend: Backend, *, progress: Progress | None = None, on_start: Callable[[], None] | None = None
+    ) -> cf.Future[ProbeResult]:
         asked = task_resources(task.record)
         outer: cf.Future[ProbeResult] = cf.Future()
         why = self._infeasible(asked)
@@ -360,8 +375,13 @@ class RayExecutor:
         relay = self._relay
         tid = relay.expect(progress or NullProgress(), on_start)
         ref = self._remote.options(max_retries=RAY_RETRIES, retry_exceptions=False, **asked).remote(
-            task, b"" if task.record.trigger else task.record.reproducer_path.read_bytes(), backend.name, relay.queue,
-            tid, code_fingerprint())
+            task,
+            b"" if task.record.trigger else task.record.reproducer_path.read_bytes(),
+            backend.name,
+            relay.queue,
+            tid,
+            code_fingerprint(),
+        )
 
         def arrived(inner: cf.Future) -> None:
             relay.forget(tid)
@@ -435,13 +455,16 @@ def get_executor(cluster: str | None = None, jobs: int = 1) -> Executor:
     if cluster in EXECUTORS:
         return EXECUTORS[cluster](cluster, jobs)
     if not _RAY_ADDRESS.match(cluster):
-        raise XlakbError(f"--cluster {cluster!r}: not an executor or Ray address",
-                         hint="use local, local-ray, ray://HOST:PORT or HOST:PORT (a Ray head's GCS address)")
+        raise XlakbError(
+            f"--cluster {cluster!r}: not an executor or Ray address",
+            hint="use local, local-ray, ray://HOST:PORT or HOST:PORT (a Ray head's GCS address)",
+        )
     return RayExecutor(cluster)
 
 
-def probe_all(executor: Executor, tasks: list[ProbeTask], backend: Backend, *,
-              progress: Progress | None = None) -> list[ProbeResult]:
+def probe_all(
+    executor: Executor, tasks: list[ProbeTask], backend: Backend, *, progress: Progress | None = None
+) -> list[ProbeResult]:
     """Run ``tasks`` on ``executor`` and return their results in the order of ``tasks`` (for a caller that
     wants a batch at once, such as a bisection step probing ``-j`` candidates)."""
     progress = progress or NullProgress()

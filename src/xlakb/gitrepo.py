@@ -52,8 +52,14 @@ def rev(repo: git.Repo, ref: str, what: str = "ref") -> str:
         ) from err
 
 
-def commits_touching(repo: str | os.PathLike | git.Repo, text: str, *, since: str | None = None,
-                     paths: tuple[str, ...] = ("torch_xla",), limit: int = 20) -> list[tuple[str, str, str]]:
+def commits_touching(
+    repo: str | os.PathLike | git.Repo,
+    text: str,
+    *,
+    since: str | None = None,
+    paths: tuple[str, ...] = ("torch_xla",),
+    limit: int = 20,
+) -> list[tuple[str, str, str]]:
     """Commits whose diff adds or removes ``text`` (``git log -S``), newest first: (sha, date, subject).
     ``since``: a tag or commit; only commits after it (``since..HEAD``). XlakbError for an unknown ``since``."""
     r = open_repo(repo)

@@ -42,5 +42,5 @@ def used(text: str) -> list[Term]:
 
 
 def variant_problems(text: str) -> list[str]:
-    """"use 内存泄漏, not 内存泄露" for each variant the text uses."""
+    """ "use 内存泄漏, not 内存泄露" for each variant the text uses."""
     return [f"use the glossary's {t.zh} ({t.english}), not {v}" for t in terms() for v in t.variants if v in text]

@@ -34,8 +34,11 @@ def validate(root: Path) -> tuple[list[Record], list[Problem]]:
 
 
 #: words in a workaround's text that say it was checked (English and Chinese)
-CHECKED_CLAIM = re.compile(r"--workaround|reproducer (?:checks|checked|verifies|verified|confirms)|\b(?:verified|checked) (?:on|with)\b|"
-                           r"复现脚本.{0,16}(?:验证|检验|检查)|已(?:验证|实测)", re.I)
+CHECKED_CLAIM = re.compile(
+    r"--workaround|reproducer (?:checks|checked|verifies|verified|confirms)|\b(?:verified|checked) (?:on|with)\b|"
+    r"复现脚本.{0,16}(?:验证|检验|检查)|已(?:验证|实测)",
+    re.I,
+)
 
 
 def workaround_problems(root: Path, rel: Path, record: Record, node: yaml.Node | None) -> list[Problem]:
@@ -48,12 +51,24 @@ def workaround_problems(root: Path, rel: Path, record: Record, node: yaml.Node |
         if not m:
             continue
         if not record.workaround:
-            out.append(Problem(rel, _line_of(node, ["workaround", lang]), f"workaround.{lang}",
-                               f"says the workaround was checked ({m.group(0)!r}), but reproducer.workaround is not declared"))
+            out.append(
+                Problem(
+                    rel,
+                    _line_of(node, ["workaround", lang]),
+                    f"workaround.{lang}",
+                    f"says the workaround was checked ({m.group(0)!r}), but reproducer.workaround is not declared",
+                )
+            )
         elif not workaround_holds(load_matrix(root, record.id), load_workaround(root, record.id)):
-            out.append(Problem(rel, _line_of(node, ["workaround", lang]), f"workaround.{lang}",
-                               f"says the workaround was checked ({m.group(0)!r}), but no measured verdict shows it holding "
-                               f"(run xlakb matrix {record.id} --variants workaround)"))
+            out.append(
+                Problem(
+                    rel,
+                    _line_of(node, ["workaround", lang]),
+                    f"workaround.{lang}",
+                    f"says the workaround was checked ({m.group(0)!r}), but no measured verdict shows it holding "
+                    f"(run xlakb matrix {record.id} --variants workaround)",
+                )
+            )
     return out
 
 

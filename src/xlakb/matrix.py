@@ -44,8 +44,9 @@ def run_matrix(
 ) -> list[ProbeResult]:
     """One probe per candidate; a candidate whose environment cannot be built is an
     error result (with the reason), not the end of the run."""
-    return run_batch([(record, c) for c in candidates], backend, progress=progress, cache=cache,
-                     find_links=find_links, index_url=index_url)
+    return run_batch(
+        [(record, c) for c in candidates], backend, progress=progress, cache=cache, find_links=find_links, index_url=index_url
+    )
 
 
 def run_batch(
@@ -196,10 +197,21 @@ class Measured:
     disagree: dict[str, list[tuple[str, str]]]
 
 
-def measure(root: Path, records: list[Record], candidates: list[Candidate], backend: Backend, *, variants: str = "both",
-            save: bool = True, executor: Executor | None = None, jobs: int = 1, progress: Progress | None = None,
-            cache: VerdictCache | None = None, find_links: tuple[str, ...] = (), index_url: str | None = None
-            ) -> Measured:
+def measure(
+    root: Path,
+    records: list[Record],
+    candidates: list[Candidate],
+    backend: Backend,
+    *,
+    variants: str = "both",
+    save: bool = True,
+    executor: Executor | None = None,
+    jobs: int = 1,
+    progress: Progress | None = None,
+    cache: VerdictCache | None = None,
+    find_links: tuple[str, ...] = (),
+    index_url: str | None = None,
+) -> Measured:
     """``xlakb matrix``: probe ``records`` on ``candidates`` (the bug, its workaround variant or both), write
     each result into ``bisect/<id>/matrix.json`` or ``workaround.json`` as it arrives when ``save`` (an
     interrupted batch keeps what it measured), and judge each record's claims against its whole matrix (what
@@ -208,8 +220,10 @@ def measure(root: Path, records: list[Record], candidates: list[Candidate], back
 
     pairs = batch_pairs(records, candidates, variants)
     if not pairs:
-        raise XlakbError("nothing to measure: no record of this batch declares reproducer.workaround",
-                         hint="--variants bug (the default both) measures the bug itself")
+        raise XlakbError(
+            "nothing to measure: no record of this batch declares reproducer.workaround",
+            hint="--variants bug (the default both) measures the bug itself",
+        )
     lock = threading.Lock()
 
     def write(rec: Record, res: ProbeResult) -> None:
@@ -217,15 +231,23 @@ def measure(root: Path, records: list[Record], candidates: list[Candidate], back
             with lock:
                 save_matrix(root, rec, [res], backend.name)
 
-    results = run_batch(pairs, backend, jobs=jobs, progress=progress, cache=cache, find_links=find_links,
-                        index_url=index_url, on_result=write, executor=executor)
+    results = run_batch(
+        pairs,
+        backend,
+        jobs=jobs,
+        progress=progress,
+        cache=cache,
+        find_links=find_links,
+        index_url=index_url,
+        on_result=write,
+        executor=executor,
+    )
     bug = {r.id: [x for x in results if x.record == r.id and x.kind != "workaround"] for r in records}
     workaround = {r.id: [x for x in results if x.record == r.id and x.kind == "workaround"] for r in records}
     disagree = {}
     for rec in records:
         rows = {row["candidate"]: row for row in (load_matrix(root, rec.id) or {}).get("results", [])}
-        rows.update({r.candidate: {"candidate": r.candidate, "kind": r.kind, "verdict": r.verdict.value}
-                     for r in bug[rec.id]})
+        rows.update({r.candidate: {"candidate": r.candidate, "kind": r.kind, "verdict": r.verdict.value} for r in bug[rec.id]})
         disagree[rec.id] = disagreements(rec, list(rows.values()))
     return Measured(records, bug, workaround, disagree)
 
@@ -261,7 +283,9 @@ def disagreements(record: Record, results: list[ProbeResult] | list[dict]) -> li
             out.append(("versions.affected", f"{label} measured reproduced, but is not in affected {affected!r}"))
         elif verdict == Verdict.NOT_REPRODUCED.value and claim is True:
             out.append(("versions.affected", f"claims {label} affected ({affected!r}), measured not-reproduced"))
-    judged = [(label, verdict) for _, label, verdict in rows if verdict in (Verdict.REPRODUCED.value, Verdict.NOT_REPRODUCED.value)]
+    judged = [
+        (label, verdict) for _, label, verdict in rows if verdict in (Verdict.REPRODUCED.value, Verdict.NOT_REPRODUCED.value)
+    ]
     if judged:
         newest, verdict = judged[-1]
         if record.status == "fixed" and verdict == Verdict.REPRODUCED.value:
@@ -301,5 +325,9 @@ def unmeasured(rows: list[dict], releases: list[str]) -> list[str]:
 
 def _judged(rows: list[dict]) -> dict[str, str]:
     """Release label -> verdict, for the releases ``rows`` judged (an error is no judgement)."""
-    return {r["candidate"]: r["verdict"] for r in rows if r.get("kind", "release") == "release"
-            and r["verdict"] in (Verdict.REPRODUCED.value, Verdict.NOT_REPRODUCED.value, Verdict.UNTESTABLE.value)}
+    return {
+        r["candidate"]: r["verdict"]
+        for r in rows
+        if r.get("kind", "release") == "release"
+        and r["verdict"] in (Verdict.REPRODUCED.value, Verdict.NOT_REPRODUCED.value, Verdict.UNTESTABLE.value)
+    }

@@ -30,7 +30,7 @@ from .errors import XlakbError
 JSON_TYPES = ("application/vnd.pypi.simple.v1+json", "application/vnd.pypi.simple.latest+json")
 HTML_TYPES = ("application/vnd.pypi.simple.v1+html", "application/vnd.pypi.simple.latest+html", "text/html")
 #: JSON preferred, HTML accepted (PEP 691's content negotiation)
-ACCEPT = ("application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01")
+ACCEPT = "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01"
 
 
 @dataclass(frozen=True)
@@ -114,8 +114,10 @@ def parse_page(url: str, content_type: str, body: bytes) -> ProjectPage:
         try:
             data = json.loads(body.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as err:
-            raise XlakbError(f"cannot read the package index at {url}: it says {media} but the body is not JSON "
-                             f"({err.__class__.__name__}; it starts {_preview(body)})") from None
+            raise XlakbError(
+                f"cannot read the package index at {url}: it says {media} but the body is not JSON "
+                f"({err.__class__.__name__}; it starts {_preview(body)})"
+            ) from None
         if not isinstance(data, dict) or not isinstance(data.get("files", []), list):
             raise XlakbError(f"cannot read the package index at {url}: the JSON has no 'files' list")
         names = tuple(str(f.get("filename", "")) for f in data.get("files", []) if isinstance(f, dict))
@@ -125,15 +127,19 @@ def parse_page(url: str, content_type: str, body: bytes) -> ProjectPage:
         try:
             text = body.decode("utf-8")
         except UnicodeDecodeError:
-            raise XlakbError(f"cannot read the package index at {url}: it says {media} but the body is not UTF-8 text "
-                             f"(it starts {_preview(body)})") from None
+            raise XlakbError(
+                f"cannot read the package index at {url}: it says {media} but the body is not UTF-8 text "
+                f"(it starts {_preview(body)})"
+            ) from None
         parser = _Anchors()
         parser.feed(text)
         parser.close()
         return ProjectPage(url, media, tuple(parser.files))
-    raise XlakbError(f"cannot read the package index at {url}: it answered with content type {content_type or '(none)'!r}, "
-                     f"neither PEP 691 JSON nor PEP 503 HTML (the body starts {_preview(body)})",
-                     hint="pass --index-url with the index's simple API root, e.g. https://pypi.org/simple")
+    raise XlakbError(
+        f"cannot read the package index at {url}: it answered with content type {content_type or '(none)'!r}, "
+        f"neither PEP 691 JSON nor PEP 503 HTML (the body starts {_preview(body)})",
+        hint="pass --index-url with the index's simple API root, e.g. https://pypi.org/simple",
+    )
 
 
 def project_page(index_url: str, project: str, *, timeout: float = 30) -> ProjectPage:

@@ -18,8 +18,10 @@ from pathlib import Path
 SITE_PACKAGES = re.compile(r"(?:[A-Za-z]:)?(?:[/\\][^\s'\"()<>,;]+?)*?[/\\](?:site|dist)-packages(?=[/\\])")
 #: where machines keep their users' and work folders (a path under one names the machine; a scratch path such as
 #: /tmp/dump in a setting's value does not)
-MACHINE_PATH = re.compile(r"(?<![\w.~])(?:/root|/home/[\w.-]+|/Users/[\w.-]+|/work|"
-                          r"[A-Za-z]:\\Users\\[\w.-]+)(?=[/\\])")
+MACHINE_PATH = re.compile(
+    r"(?<![\w.~])(?:/root|/home/[\w.-]+|/Users/[\w.-]+|/work|"
+    r"[A-Za-z]:\\Users\\[\w.-]+)(?=[/\\])"
+)
 #: the command's options whose value is a path, and what a reader is shown instead of an absolute one
 PLACEHOLDERS = {"--repo": "../xla"}
 

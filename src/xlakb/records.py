@@ -57,13 +57,15 @@ FOLDERS = {"bug": Path("issues"), "limitation": Path("limitations"), "draft": Pa
 #: the kinds published (site, triage, the CLI's lists): a draft never is
 PUBLISHED = ("bug", "limitation")
 #: text a template wrote, which a published record never carries (the draft's own words, both languages)
-TEMPLATE_TEXT = re.compile(r"Not yet written up|尚无人撰写|\(upstream test \w+ fails before PR #\d+\)|上游测试 \w+ 在 PR #\d+ 之前失败")
+TEMPLATE_TEXT = re.compile(
+    r"Not yet written up|尚无人撰写|\(upstream test \w+ fails before PR #\d+\)|上游测试 \w+ 在 PR #\d+ 之前失败"
+)
 
 
 def kind_of(path: Path) -> str:
     """The kind of record a file is, by its folder (``issues/`` unless it is in another kind's folder)."""
     for kind, folder in FOLDERS.items():
-        if path.parent.parts[-len(folder.parts):] == folder.parts:
+        if path.parent.parts[-len(folder.parts) :] == folder.parts:
             return kind
     return "bug"
 
@@ -81,7 +83,7 @@ class Record:
 
     @property
     def kind(self) -> str:
-        """"bug", "limitation" or "draft" (by its folder, see :data:`FOLDERS`)."""
+        """ "bug", "limitation" or "draft" (by its folder, see :data:`FOLDERS`)."""
         return kind_of(self.path)
 
     @property
@@ -111,8 +113,10 @@ class Record:
     def reproducer_path(self) -> Path:
         """The reproducer script (a mined record has none: its :attr:`trigger` is made into one when it runs)."""
         if self.trigger:
-            raise XlakbError(f"{self.path.name}: a mined record's reproducer is its upstream test "
-                             f"({self.reproducer_label}), made when a probe runs")
+            raise XlakbError(
+                f"{self.path.name}: a mined record's reproducer is its upstream test "
+                f"({self.reproducer_label}), made when a probe runs"
+            )
         return self.root / self.reproducer["path"]
 
     @property
@@ -130,7 +134,7 @@ class Record:
 
     @property
     def source(self) -> str:
-        """"hand" (written by a person) or "mined" (made by ``xlakb mine`` from an upstream fix)."""
+        """ "hand" (written by a person) or "mined" (made by ``xlakb mine`` from an upstream fix)."""
         return self.data.get("source", "hand")
 
     def reproducer_sha256(self) -> str:
@@ -174,7 +178,7 @@ class Record:
 
     @property
     def run_on(self) -> str:
-        """"cpu" (virtual CPU devices, every record that can) or "tpu" (a TPU-only record)."""
+        """ "cpu" (virtual CPU devices, every record that can) or "tpu" (a TPU-only record)."""
         return self.environment.get("run_on", "cpu")
 
     @property
@@ -254,9 +258,7 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode, deep: bool =
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=deep)
         if key in mapping:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark
-            )
+            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
         mapping[key] = loader.construct_object(value_node, deep=deep)
     return mapping
 
@@ -380,12 +382,18 @@ def kind_problems(path: Path, data: dict, node: yaml.Node | None) -> list[Proble
         add(["kind"], "a record in limitations/ says kind: limitation")
     if kind == "draft":
         if not data.get("mined", {}).get("draft"):
-            add(["mined"], "a record in mined/drafts/ is a mined draft (mined.draft: true); a written-up one moves to "
-                           "issues/ or limitations/")
+            add(
+                ["mined"],
+                "a record in mined/drafts/ is a mined draft (mined.draft: true); a written-up one moves to "
+                "issues/ or limitations/",
+            )
         return out
     if data.get("mined", {}).get("draft"):
-        add(["mined", "draft"], f"a draft is not published: write it up (title, symptoms, root cause, workaround) and "
-                                f"set mined.draft: false, or keep it in {FOLDERS['draft']}/")
+        add(
+            ["mined", "draft"],
+            f"a draft is not published: write it up (title, symptoms, root cause, workaround) and "
+            f"set mined.draft: false, or keep it in {FOLDERS['draft']}/",
+        )
     for key in ("title", "summary", "root_cause", "workaround"):
         for lang in LANGS:
             m = TEMPLATE_TEXT.search(str(data.get(key, {}).get(lang, "")))
@@ -394,8 +402,10 @@ def kind_problems(path: Path, data: dict, node: yaml.Node | None) -> list[Proble
     prs = set(data["upstream"].get("fixed_by") or [])
     for n in data["upstream"].get("issues") or []:
         if n in prs:
-            add(["upstream", "issues"], f"#{n} is the fix (it is in fixed_by): issues lists the reports of the bug, "
-                                        "leave it empty when there is none")
+            add(
+                ["upstream", "issues"],
+                f"#{n} is the fix (it is in fixed_by): issues lists the reports of the bug, leave it empty when there is none",
+            )
     subject = re.sub(r"\s*\(#\d+\)\s*$", "", str(data.get("mined", {}).get("subject", ""))).strip().lower()
     while subject and re.search(r"\(#\d+\)$", subject):
         subject = re.sub(r"\s*\(#\d+\)$", "", subject)
@@ -492,9 +502,15 @@ def evidence_problems(rel: Path, record: Record, node: yaml.Node | None) -> list
     evidence), or regex syntax the site's paste box (JavaScript) cannot run."""
     out = []
     if generic_only(signatures_of(record.data)):
-        out.append(Problem(rel, _line_of(node, ["signatures"]), "signatures",
-                           "only messages: a generic error string alone is no evidence; add context "
-                           "(a frame, a check or the API call; see the signature kinds in the schema)"))
+        out.append(
+            Problem(
+                rel,
+                _line_of(node, ["signatures"]),
+                "signatures",
+                "only messages: a generic error string alone is no evidence; add context "
+                "(a frame, a check or the API call; see the signature kinds in the schema)",
+            )
+        )
     for loc, pattern in _patterns(record.data):
         problem = portability_problem(pattern) if loc[0] == "signatures" else None
         if problem:
@@ -512,14 +528,18 @@ def load_records(root: Path, kinds: Iterable[str] = ("bug",)) -> list[Record]:
     return records
 
 
-def select_records(root: Path, ids: list[str] | None = None, *, every: bool = False, component: str | None = None,
-                   tag: str | None = None) -> list[Record]:
+def select_records(
+    root: Path, ids: list[str] | None = None, *, every: bool = False, component: str | None = None, tag: str | None = None
+) -> list[Record]:
     """The records a batch command names: ``ids``, and with ``every``/``component``/``tag`` all records, or
     those of a component or with a tag (ids named beside them are added). XlakbError when none is named or
     none matches."""
     if every or component or tag:
-        chosen = [r for r in load_records(root, PUBLISHED) if every or (ids and r.id in ids) or
-                  (component and r.component == component) or (tag and tag in r.tags)]
+        chosen = [
+            r
+            for r in load_records(root, PUBLISHED)
+            if every or (ids and r.id in ids) or (component and r.component == component) or (tag and tag in r.tags)
+        ]
         if not chosen:
             raise XlakbError("no record matches", hint="check --component/--tag, or name ids")
         return chosen
@@ -534,7 +554,7 @@ def id_hint(asked: str, known: list[str]) -> str:
 
     def score(k: str) -> float:
         whole = SequenceMatcher(None, asked, k).ratio()
-        start = SequenceMatcher(None, asked, k[:len(asked)]).ratio() if len(asked) >= 6 else 0.0
+        start = SequenceMatcher(None, asked, k[: len(asked)]).ratio() if len(asked) >= 6 else 0.0
         return max(whole, start)
 
     close = sorted((k for k in known if score(k) >= 0.75), key=score, reverse=True)[:3]
@@ -545,11 +565,14 @@ def id_hint(asked: str, known: list[str]) -> str:
 
 def load_record(root: Path, record_id: str) -> Record:
     """The record ``record_id`` of any kind (a bug, a limitation, a draft)."""
-    path = next((root / folder / f"{record_id}.yaml" for folder in FOLDERS.values()
-                 if (root / folder / f"{record_id}.yaml").is_file()), root / "issues" / f"{record_id}.yaml")
+    path = next(
+        (root / folder / f"{record_id}.yaml" for folder in FOLDERS.values() if (root / folder / f"{record_id}.yaml").is_file()),
+        root / "issues" / f"{record_id}.yaml",
+    )
     if not path.is_file():
-        raise XlakbError(f"unknown record id {record_id!r}",
-                         hint=id_hint(record_id, [p.stem for p in record_files(root, ALL_KINDS)]))
+        raise XlakbError(
+            f"unknown record id {record_id!r}", hint=id_hint(record_id, [p.stem for p in record_files(root, ALL_KINDS)])
+        )
     data, node, problems = parse_file(path)
     rel = path.relative_to(root)
     if data is not None:

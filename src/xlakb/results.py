@@ -38,11 +38,18 @@ def read_json(path: Path) -> dict | None:
     try:
         return json.loads(path.read_text("utf-8"))
     except ValueError as err:
-        raise XlakbError(f"{path}: not valid JSON ({err})", hint="fix or delete the file; it is re-created by xlakb matrix") from None
+        raise XlakbError(
+            f"{path}: not valid JSON ({err})", hint="fix or delete the file; it is re-created by xlakb matrix"
+        ) from None
 
 
 def host() -> dict:
-    return {"platform": platform.platform(), "machine": platform.machine(), "python": sys.version.split()[0], "cpus": os.cpu_count()}
+    return {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "python": sys.version.split()[0],
+        "cpus": os.cpu_count(),
+    }
 
 
 def candidate_order(label: str) -> tuple:
@@ -75,8 +82,7 @@ def _save_rows(root: Path, record: Record, results: list[ProbeResult], runner: s
     data = {
         "record": record.id,
         "kind": kind,
-        "reproducer": {("trigger" if record.trigger else "path"): record.reproducer_label,
-                       "sha256": record.reproducer_sha256()},
+        "reproducer": {("trigger" if record.trigger else "path"): record.reproducer_label, "sha256": record.reproducer_sha256()},
         "runner": runner,
         "host": host(),
         "results": [by_label[k] for k in sorted(by_label, key=candidate_order)],
@@ -98,8 +104,14 @@ def workaround_holds(bug: dict | None, workaround: dict | None) -> list[str]:
     """The releases where the bug was measured reproduced and the workaround variant not reproduced (the
     workaround holds there), oldest first."""
     reproduced = {r["candidate"] for r in (bug or {}).get("results", []) if r.get("verdict") == "reproduced"}
-    return sorted((r["candidate"] for r in (workaround or {}).get("results", [])
-                   if r.get("verdict") == "not-reproduced" and r["candidate"] in reproduced), key=candidate_order)
+    return sorted(
+        (
+            r["candidate"]
+            for r in (workaround or {}).get("results", [])
+            if r.get("verdict") == "not-reproduced" and r["candidate"] in reproduced
+        ),
+        key=candidate_order,
+    )
 
 
 def merge_matrix(root: Path, other: Path) -> tuple[str, int]:

@@ -143,8 +143,14 @@ def warm_allowed(record: Record, candidate: Candidate) -> bool:
     return True
 
 
-def scan_releases(candidates: list[Candidate], backend: Backend, *, progress: Progress | None = None,
-                  find_links: tuple[str, ...] = (), index_url: str | None = None) -> dict[str, list[str]]:
+def scan_releases(
+    candidates: list[Candidate],
+    backend: Backend,
+    *,
+    progress: Progress | None = None,
+    find_links: tuple[str, ...] = (),
+    index_url: str | None = None,
+) -> dict[str, list[str]]:
     """``xlakb warm scan``: per release, the variables read while ``import torch, torch_xla`` runs in an
     environment with those two alone and a probe's base variables (see :func:`xlakb.envs.warm.scan_import_time`)."""
     from .envs.warm import scan_import_time, unreviewed_walkers
@@ -161,9 +167,11 @@ def scan_releases(candidates: list[Candidate], backend: Backend, *, progress: Pr
         found[cand.label], walkers = scan_import_time(prepared.python, run_env(bare))
         new = unreviewed_walkers(walkers)
         if new:
-            raise XlakbError(f"torch_xla {cand.label}: {', '.join(new)} walks the whole environment at import",
-                             hint="read what it keeps and add it to walkers in src/xlakb/data/import_time.yaml "
-                                  "with the prefixes it reads (a variable with one is then read at import)")
+            raise XlakbError(
+                f"torch_xla {cand.label}: {', '.join(new)} walks the whole environment at import",
+                hint="read what it keeps and add it to walkers in src/xlakb/data/import_time.yaml "
+                "with the prefixes it reads (a variable with one is then read at import)",
+            )
         progress.info(f"torch_xla {cand.label}: {len(found[cand.label])} variables read at import")
     return found
 
@@ -183,25 +191,32 @@ def run_args(record: Record, candidate: Candidate) -> tuple[str, ...]:
     if candidate.kind != "workaround":
         return ()
     if not record.workaround:
-        raise XlakbError(f"{record.path.name}: reproducer.workaround is not declared",
-                         hint="declare the workaround's variant of the reproducer (args, env) to measure it")
+        raise XlakbError(
+            f"{record.path.name}: reproducer.workaround is not declared",
+            hint="declare the workaround's variant of the reproducer (args, env) to measure it",
+        )
     return tuple(record.workaround.get("args", ()))
 
 
-def run_env(record: Record, settings: tuple[tuple[str, str], ...] | None = None, candidate: Candidate | None = None
-            ) -> dict[str, str]:
+def run_env(
+    record: Record, settings: tuple[tuple[str, str], ...] | None = None, candidate: Candidate | None = None
+) -> dict[str, str]:
     """The variables a reproducer runs with: a small clean base plus the record's ``environment.env``,
     or ``settings`` in its place (a settings bisection's candidate: the probe's whole configuration), plus
     the workaround variant's variables for a workaround candidate."""
     keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER")
     env = {k: os.environ[k] for k in keep if k in os.environ}
     # a TPU-only record runs on the host's chips (PJRT_DEVICE=TPU); every other one on virtual CPU devices
-    env.update({"PJRT_DEVICE": "TPU"} if record.run_on == "tpu" else {"PJRT_DEVICE": "CPU", "CPU_NUM_DEVICES": str(record.devices)})
-    env.update({
-        "PYTHONUNBUFFERED": "1",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "TF_CPP_MIN_LOG_LEVEL": "0",
-    })
+    env.update(
+        {"PJRT_DEVICE": "TPU"} if record.run_on == "tpu" else {"PJRT_DEVICE": "CPU", "CPU_NUM_DEVICES": str(record.devices)}
+    )
+    env.update(
+        {
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "TF_CPP_MIN_LOG_LEVEL": "0",
+        }
+    )
     env.update(_variables(record, settings))
     if candidate is not None and candidate.kind == "workaround" and record.workaround:
         env.update(record.workaround.get("env", {}))
@@ -214,8 +229,7 @@ def named_files(record: Record, candidate: Candidate) -> list[str]:
     values = dict(_variables(record, candidate.settings))
     if candidate.kind == "workaround" and record.workaround:
         values.update(record.workaround.get("env", {}))
-    return sorted({v for v in values.values() if v.startswith("/") and ":" not in v and " " not in v
-                   and not os.path.isdir(v)})
+    return sorted({v for v in values.values() if v.startswith("/") and ":" not in v and " " not in v and not os.path.isdir(v)})
 
 
 @contextlib.contextmanager
@@ -249,8 +263,9 @@ class VerdictCache:
         self._kept: set[str] = set()
 
     @staticmethod
-    def key(record: Record, spec: EnvSpec, runner: str, settings: tuple[tuple[str, str], ...] | None = None,
-            variant: str = "") -> str:
+    def key(
+        record: Record, spec: EnvSpec, runner: str, settings: tuple[tuple[str, str], ...] | None = None, variant: str = ""
+    ) -> str:
         what = {
             "reproducer": record.reproducer_sha256(),
             "env": spec.key(),
@@ -291,11 +306,17 @@ def run_env_fingerprint(record: Record, settings: tuple[tuple[str, str], ...] | 
     return fingerprint
 
 
-def verdict_key(record: Record, candidate: Candidate, runner: str, *, find_links: tuple[str, ...] = (),
-                index_url: str | None = None) -> str:
+def verdict_key(
+    record: Record, candidate: Candidate, runner: str, *, find_links: tuple[str, ...] = (), index_url: str | None = None
+) -> str:
     """The :class:`VerdictCache` key of probing ``record`` on ``candidate`` with the runner called ``runner``."""
-    return VerdictCache.key(record, env_spec(record, candidate, find_links=find_links, index_url=index_url), runner,
-                            candidate.settings, candidate.kind)
+    return VerdictCache.key(
+        record,
+        env_spec(record, candidate, find_links=find_links, index_url=index_url),
+        runner,
+        candidate.settings,
+        candidate.kind,
+    )
 
 
 def _now() -> str:
@@ -344,8 +365,15 @@ def probe(
     with in_use(backend.cache, backend.name, keys):  # `xlakb env prune` and the size cap leave it alone
         prepared = backend.ensure(spec, progress)
         with taking_turns(named_files(record, candidate)):
-            result = backend.run(prepared, script, env=env, timeout=record.timeout,
-                                 log_path=log_path, args=args, warm=warm_allowed(record, candidate))
+            result = backend.run(
+                prepared,
+                script,
+                env=env,
+                timeout=record.timeout,
+                log_path=log_path,
+                args=args,
+                warm=warm_allowed(record, candidate),
+            )
         if cap is not None and float(prepared.info.get("built_at") or 0) >= asked:  # a new environment: keep the cap
             enforce_cap(backend, cap, keep=keys, progress=progress)
     verdict, detail = classify(result, record.signatures)
@@ -371,8 +399,15 @@ def probe(
     return probe_result
 
 
-def prestart(record: Record, candidate: Candidate, backend: Backend, *, progress: Progress | None = None,
-             find_links: tuple[str, ...] = (), index_url: str | None = None) -> None:
+def prestart(
+    record: Record,
+    candidate: Candidate,
+    backend: Backend,
+    *,
+    progress: Progress | None = None,
+    find_links: tuple[str, ...] = (),
+    index_url: str | None = None,
+) -> None:
     """Get a probe of ``record`` on ``candidate`` ready ahead of it: its environment built and, where it will
     start warm, its warm server started (:meth:`Backend.prestart`). Best effort: what goes wrong is left for
     the probe itself to meet and report."""
@@ -398,5 +433,18 @@ def try_probe(record: Record, candidate: Candidate, backend: Backend, **kwargs) 
 
 def error_result(record: Record, candidate: Candidate, runner: str, detail: str) -> ProbeResult:
     """An error verdict for a probe that never ran its reproducer to the end, with the reason."""
-    return ProbeResult(record.id, candidate.label, candidate.kind, candidate.torch_xla, candidate.torch,
-                       Verdict.ERROR, scrub(detail), None, 0.0, _now(), "", runner, "")
+    return ProbeResult(
+        record.id,
+        candidate.label,
+        candidate.kind,
+        candidate.torch_xla,
+        candidate.torch,
+        Verdict.ERROR,
+        scrub(detail),
+        None,
+        0.0,
+        _now(),
+        "",
+        runner,
+        "",
+    )

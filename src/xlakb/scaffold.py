@@ -109,9 +109,11 @@ def _signatures_block(signatures: list[dict]) -> str:
     import yaml
 
     body = yaml.safe_dump(signatures, allow_unicode=True, sort_keys=False, width=1000, default_flow_style=None)
-    return ("# Taken from the log by `xlakb new --from-log`: keep what only this bug shows, make the rest\n"
-            "# general (paths, numbers, names), and add the call or frame that triggers it.\nsignatures:\n"
-            + "".join(f"  {line}\n" for line in body.splitlines()))
+    return (
+        "# Taken from the log by `xlakb new --from-log`: keep what only this bug shows, make the rest\n"
+        "# general (paths, numbers, names), and add the call or frame that triggers it.\nsignatures:\n"
+        + "".join(f"  {line}\n" for line in body.splitlines())
+    )
 
 
 def scaffold(root: Path, record_id: str, component: str = "misc", signatures: list[dict] | None = None) -> tuple[Path, Path]:

@@ -41,9 +41,9 @@ __all__ = ["Outcome", "SearchResult", "Bisection", "least_satisfying", "probe_bo
 class Outcome(enum.Enum):
     """What one probe of one candidate said."""
 
-    OLD = "old"      #: behaves like the start of the range
-    NEW = "new"      #: behaves like the end of the range
-    SKIP = "skip"    #: cannot be tested (missing build, API absent...): unknown
+    OLD = "old"  #: behaves like the start of the range
+    NEW = "new"  #: behaves like the end of the range
+    SKIP = "skip"  #: cannot be tested (missing build, API absent...): unknown
     ERROR = "error"  #: the probe failed (crash, timeout...): unknown, reported apart
 
     @property
@@ -121,13 +121,11 @@ class Bisection:
 
     def __init__(self, n: int, known: Mapping[int, Outcome] | None = None) -> None:
         if not isinstance(n, int) or isinstance(n, bool) or n < 2:
-            raise XlakbError(
-                f"a bisection needs at least 2 candidates (an OLD start and a NEW end), got n={n!r}"
-            )
+            raise XlakbError(f"a bisection needs at least 2 candidates (an OLD start and a NEW end), got n={n!r}")
         self._n = n
         self._outcomes: dict[int, Outcome] = {0: Outcome.OLD, n - 1: Outcome.NEW}
-        self._lo = 0          # largest OLD index
-        self._hi = n - 1      # smallest NEW index
+        self._lo = 0  # largest OLD index
+        self._hi = n - 1  # smallest NEW index
         self._pending: set[int] = set()
         self._probes: list[tuple[int, Outcome]] = []
         if known:
@@ -213,8 +211,7 @@ class Bisection:
             return self._choose(kk)
         if len(inside) > 8:  # keep the enumeration small: consider OLD/NEW cuts only
             combos: Iterable[tuple[Outcome, ...]] = (
-                tuple(Outcome.OLD if j < cut else Outcome.NEW for j in range(len(inside)))
-                for cut in range(len(inside) + 1)
+                tuple(Outcome.OLD if j < cut else Outcome.NEW for j in range(len(inside))) for cut in range(len(inside) + 1)
             )
         else:
             combos = itertools.product((Outcome.OLD, Outcome.NEW, Outcome.SKIP), repeat=len(inside))
@@ -273,14 +270,12 @@ class Bisection:
                 return
         if outcome is Outcome.OLD and index > self._hi:
             raise XlakbError(
-                f"not monotonic: {source} says candidate {index} is OLD but candidate {self._hi} "
-                f"before it is NEW",
+                f"not monotonic: {source} says candidate {index} is OLD but candidate {self._hi} before it is NEW",
                 hint="the behaviour flips back and forth in this range; bisect a smaller range",
             )
         if outcome is Outcome.NEW and index < self._lo:
             raise XlakbError(
-                f"not monotonic: {source} says candidate {index} is NEW but candidate {self._lo} "
-                f"after it is OLD",
+                f"not monotonic: {source} says candidate {index} is NEW but candidate {self._lo} after it is OLD",
                 hint="the behaviour flips back and forth in this range; bisect a smaller range",
             )
         self._outcomes[index] = outcome
@@ -355,7 +350,7 @@ def _nearest_free(target: int, a: int, b: int, taken: set[int]) -> int | None:
     target = min(max(target, a + 1), b - 1)
     span = b - a
     for d in range(span):
-        for candidate in ((target,) if d == 0 else (target + d, target - d)):
+        for candidate in (target,) if d == 0 else (target + d, target - d):
             if a < candidate < b and candidate not in taken:
                 return candidate
     return None

@@ -7,18 +7,18 @@ import re
 from dataclasses import dataclass
 
 KINDS = ("message", "check", "frame", "call", "env")
-MESSAGE_KINDS = ("message", "check")   # what failed, and where: the error
+MESSAGE_KINDS = ("message", "check")  # what failed, and where: the error
 TRIGGER_KINDS = ("frame", "call", "env")  # how the program got there
 
 
 @dataclass(frozen=True)
 class Signature:
     kind: str
-    pattern: str = ""          # message, check, call: a regex; env: the value regex (optional)
-    file: str = ""             # frame
-    function: str = ""         # frame
-    name: str = ""             # env
-    generic: str = ""          # why this signature cannot name one bug by itself ("" when it can)
+    pattern: str = ""  # message, check, call: a regex; env: the value regex (optional)
+    file: str = ""  # frame
+    function: str = ""  # frame
+    name: str = ""  # env
+    generic: str = ""  # why this signature cannot name one bug by itself ("" when it can)
 
     def describe(self) -> str:
         if self.kind == "frame":

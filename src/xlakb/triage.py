@@ -60,18 +60,21 @@ from .signatures import KINDS, MESSAGE_KINDS, TRIGGER_KINDS, Signature, signatur
 
 WEIGHTS = {"message": 3, "check": 4, "frame": 2, "call": 2, "env": 1}
 
+
 class BadInput(XlakbError):
     """The log cannot be triaged at all (empty, binary, unreadable): the CLI exits 2."""
 
 
 # -- reading a log --------------------------------------------------------------------------
-WHOLE_LIMIT = 64 << 20      # logs up to this size are read whole
-KEPT_LIMIT = 16 << 20       # larger ones: the head, the tail and the lines that matter, up to this much
+WHOLE_LIMIT = 64 << 20  # logs up to this size are read whole
+KEPT_LIMIT = 16 << 20  # larger ones: the head, the tail and the lines that matter, up to this much
 HEAD_TAIL = 2 << 20
 #: lines of a streamed log that can carry evidence (on bytes: no decoding of what is skipped)
 _INTERESTING = re.compile(
     rb"Error|error|Exception|FAILED|[Ff]ailed|Check|CHECK|assert|Assert|abort|Abort|Traceback|File \"|"
-    rb"torch[_-]xla|XLA|PJRT|pjrt|xla/|Killed|signal|version|==|Warning|^[FE]\d{4} ", re.M)
+    rb"torch[_-]xla|XLA|PJRT|pjrt|xla/|Killed|signal|version|==|Warning|^[FE]\d{4} ",
+    re.M,
+)
 
 
 @dataclass(frozen=True)
@@ -91,8 +94,10 @@ def read_log(stream: BinaryIO, source: str) -> Log:
     head = stream.read(WHOLE_LIMIT + 1)
     notes: list[str] = []
     if b"\x00" in head[:65536]:
-        raise BadInput(f"{source}: binary data, not a text log (a NUL byte in its first 64 KiB)",
-                         hint="pass the text log or traceback, not a core dump or archive")
+        raise BadInput(
+            f"{source}: binary data, not a text log (a NUL byte in its first 64 KiB)",
+            hint="pass the text log or traceback, not a core dump or archive",
+        )
     size = len(head)
     if size > WHOLE_LIMIT:
         kept = [head[:HEAD_TAIL]]
@@ -121,10 +126,12 @@ def read_log(stream: BinaryIO, source: str) -> Log:
             chunk = stream.read(8 << 20)
             size += len(chunk)
         tail_text = bytes(tail[-HEAD_TAIL:])
-        kept.append(b"\n" + tail_text[tail_text.find(b"\n") + 1:])  # from a line start
+        kept.append(b"\n" + tail_text[tail_text.find(b"\n") + 1 :])  # from a line start
         head = b"".join(kept)
-        notes.append(f"{source} is {size >> 20} MiB: read as a stream, keeping its first and last 2 MiB and the lines "
-                     f"that can carry evidence")
+        notes.append(
+            f"{source} is {size >> 20} MiB: read as a stream, keeping its first and last 2 MiB and the lines "
+            f"that can carry evidence"
+        )
     text = head.decode("utf-8", "replace")
     bad = text.count("\ufffd") - head.decode("utf-8", "ignore").count("\ufffd")
     if bad:
@@ -152,9 +159,13 @@ def log_from_text(text: str, source: str = "text") -> Log:
 #: (pattern, replacement, flags), applied in order; the site's engine applies the same list
 NORMALIZE = (
     (r"\r\n?", "\n", ""),
-    (r"&lt;", "<", ""), (r"&gt;", ">", ""), (r"&quot;", '"', ""), (r"&#0?39;|&#x27;", "'", ""), (r"&amp;", "&", ""),
-    (r"^[ \t]*(?:>[ \t]?)+", "", "m"),                                   # e-mail / Markdown quotes
-    (r'(\S)[ \t]+(File "[^"\n]+", line \d+, in )', "$1\n  $2", ""),       # a traceback without its line breaks
+    (r"&lt;", "<", ""),
+    (r"&gt;", ">", ""),
+    (r"&quot;", '"', ""),
+    (r"&#0?39;|&#x27;", "'", ""),
+    (r"&amp;", "&", ""),
+    (r"^[ \t]*(?:>[ \t]?)+", "", "m"),  # e-mail / Markdown quotes
+    (r'(\S)[ \t]+(File "[^"\n]+", line \d+, in )', "$1\n  $2", ""),  # a traceback without its line breaks
     (r"(, in [\w<>.]+)[ \t]+(?=\S)(?!File \")", "$1\n    ", ""),
 )
 
@@ -181,23 +192,29 @@ TORCH_XLA_SIGNS = (
     ("a torch_xla frame or path", r"[/\\]torch_xla[/\\]", ""),
     ("a torch_xla import", r"^\s*(?:import torch_xla|from torch_xla[\w.]* import)", "m"),
     ("a torch_xla version", r"torch[_-]xla(?:==|-|\s+)\d+\.\d+|torch_xla\.__version__", "i"),
-    ("an XLA/PJRT log line or IR dump", r"external/xla/|xla/(?:service|pjrt|hlo)/|torch_xla/csrc|pjrt_computation_client|"
-                             r"\bPJRT_DEVICE\b|XLA_[A-Z_]+=|_XLAC\b|TfrtCpuClient|PjRt|pjrt_c_api|\bxla::[a-z_]+\(", ""),
+    (
+        "an XLA/PJRT log line or IR dump",
+        r"external/xla/|xla/(?:service|pjrt|hlo)/|torch_xla/csrc|pjrt_computation_client|"
+        r"\bPJRT_DEVICE\b|XLA_[A-Z_]+=|_XLAC\b|TfrtCpuClient|PjRt|pjrt_c_api|\bxla::[a-z_]+\(",
+        "",
+    ),
     ("a C++ frame of torch_xla", r"\btorch_xla::\w+", ""),
 )
 #: lines that can hold an error message (the catalog is matched on these and the line after each; a
 #: paste of at most SHORT_PASTE lines is matched whole)
-ERROR_LINE = (r"Error|Exception|Warning|error:|warning:|Check failed|CHECK failed|RET_CHECK|INTERNAL ASSERT|"
-              r"Non-OK-status|Bad StatusOr|INVALID_ARGUMENT|INTERNAL:|UNIMPLEMENTED|RESOURCE_EXHAUSTED|"
-              r"FAILED_PRECONDITION|NOT_FOUND|Segmentation fault|SIGSEGV|SIGABRT|Aborted|Fatal|FATAL|"
-              r"^\s*[FEW]\d{4} |Expect|[Ff]ailed|must be|not supported|[Uu]nsupported|[Ii]nvalid")
+ERROR_LINE = (
+    r"Error|Exception|Warning|error:|warning:|Check failed|CHECK failed|RET_CHECK|INTERNAL ASSERT|"
+    r"Non-OK-status|Bad StatusOr|INVALID_ARGUMENT|INTERNAL:|UNIMPLEMENTED|RESOURCE_EXHAUSTED|"
+    r"FAILED_PRECONDITION|NOT_FOUND|Segmentation fault|SIGSEGV|SIGABRT|Aborted|Fatal|FATAL|"
+    r"^\s*[FEW]\d{4} |Expect|[Ff]ailed|must be|not supported|[Uu]nsupported|[Ii]nvalid"
+)
 SHORT_PASTE = 40
 _V = r"(\d+\.\d+(?:\.\d+)?(?:[.+][\w.]+)?)"
 _NAMES = {"torch_xla": r"torch[_-]xla", "torch": r"(?<![\w-])torch(?![_-]xla)(?!\w)"}
 #: (where, pattern with {name}, flags): a package's version in a log, first match wins
 VERSION_PATTERNS = (
-    ("pip freeze", r"^\s*{name}\s*==\s*" + _V + r"\s*$", "im"),                       # torch-xla==2.5.1
-    ("pip list", r"^\s*{name}\s+" + _V + r"\s*$", "im"),                               # torch-xla   2.5.1
+    ("pip freeze", r"^\s*{name}\s*==\s*" + _V + r"\s*$", "im"),  # torch-xla==2.5.1
+    ("pip list", r"^\s*{name}\s+" + _V + r"\s*$", "im"),  # torch-xla   2.5.1
     ("printed version", r"{name}(?:\.__version__)?\s*(?:version)?\s*[:=]?\s*['\"]?(\d+\.\d+\.\d+(?:[.+][\w.]+)?)['\"]?", "i"),
     ("wheel or install path", r"{name}-(\d+\.\d+\.\d+(?:[.+]\w+)?)(?:[-.](?:cp|dist-info|py|whl))", "i"),
     ("pip install", r"Successfully installed[^\n]*?{name}-(\d+\.\d+\.\d+(?:\+\w+)?)(?![\w.])", "i"),
@@ -215,8 +232,9 @@ def _compile(pattern: str, flags: str = "") -> re.Pattern:
 _FRAME = re.compile(FRAME_PATTERN, re.M)
 _SIGNS = tuple((what, _compile(p, f)) for what, p, f in TORCH_XLA_SIGNS)
 _ERROR_LINE = re.compile(ERROR_LINE, re.M)
-_VERSIONS = {name: tuple((where, _compile(p.format(name=rx), f)) for where, p, f in VERSION_PATTERNS)
-             for name, rx in _NAMES.items()}
+_VERSIONS = {
+    name: tuple((where, _compile(p.format(name=rx), f)) for where, p, f in VERSION_PATTERNS) for name, rx in _NAMES.items()
+}
 # Speed only (the site's engine runs the patterns on the whole text, with the same results): the
 # lines that can hold a sign or a version, found with str.find, which is far faster than a regex.
 _SIGN_NEEDLES = ("torch", "xla", "pjrt", "tfrtcpuclient")  # every sign holds one of these, in any case
@@ -265,16 +283,16 @@ class Origin:
     start: int
     end: int
     excerpt: str
-    row: dict            # the catalog row (see export_catalog)
+    row: dict  # the catalog row (see export_catalog)
 
 
 @dataclass(frozen=True)
 class Facts:
     """What a log shows, extracted once for all records."""
 
-    text: str                                   # the normalised paste
+    text: str  # the normalised paste
     frames: tuple[Frame, ...]
-    torch_xla: tuple[str, ...]                  # which signs of torch_xla it has
+    torch_xla: tuple[str, ...]  # which signs of torch_xla it has
     torch_xla_version: str | None
     torch_version: str | None
     version_source: str | None
@@ -333,14 +351,16 @@ class CatalogIndex:
                 for row in self.by_key[word]:
                     m = _rx(row["pattern"]).search(line)
                     if m:
-                        out.append(Origin(text.count("\n", 0, start) + 1, start + m.start(), start + m.end(),
-                                          m.group(0)[:160], row))
+                        out.append(
+                            Origin(text.count("\n", 0, start) + 1, start + m.start(), start + m.end(), m.group(0)[:160], row)
+                        )
         # the most literal text first on each line; a row whose match lies inside a longer one's is dropped
         out.sort(key=lambda o: (o.line, -o.row["literal"], o.start, o.row["pattern"]))
         kept: list[Origin] = []
         for o in out:
-            if any(k.line == o.line and k.start <= o.start and o.end <= k.end and k.row["literal"] > o.row["literal"]
-                   for k in kept):
+            if any(
+                k.line == o.line and k.start <= o.start and o.end <= k.end and k.row["literal"] > o.row["literal"] for k in kept
+            ):
                 continue
             kept.append(o)
         return kept
@@ -351,8 +371,10 @@ EMPTY_CATALOG = CatalogIndex([])
 
 def facts(log: Log | str, catalog: CatalogIndex = EMPTY_CATALOG, generic: dict | None = None) -> Facts:
     text = normalize(log.text if isinstance(log, Log) else log)
-    frames = tuple(Frame(m.group(1), re.split(r"[/\\]", m.group(1))[-1], m.group(2), (m.group(3) or "").strip(), m.start())
-                   for m in _FRAME.finditer(text))
+    frames = tuple(
+        Frame(m.group(1), re.split(r"[/\\]", m.group(1))[-1], m.group(2), (m.group(3) or "").strip(), m.start())
+        for m in _FRAME.finditer(text)
+    )
     near_signs = _lines_with(text, _SIGN_NEEDLES)
     signs = [what for what, pattern in _SIGNS if pattern.search(near_signs)]
     origins = tuple(catalog.match(text))
@@ -374,9 +396,11 @@ def _load_generic() -> dict:
     import yaml
 
     data = yaml.safe_load((resources.files("xlakb") / "data" / "triage_generic.yaml").read_text("utf-8"))
-    return {"frames": [{"file": f["file"], "function": f.get("function", ""), "why": f["why"]} for f in data["frames"]],
-            "messages": [dict(m) for m in data["messages"]],
-            "other_backends": [dict(b) for b in data["other_backends"]]}
+    return {
+        "frames": [{"file": f["file"], "function": f.get("function", ""), "why": f["why"]} for f in data["frames"]],
+        "messages": [dict(m) for m in data["messages"]],
+        "other_backends": [dict(b) for b in data["other_backends"]],
+    }
 
 
 GENERIC = _load_generic()
@@ -423,7 +447,8 @@ def annotate(records: list[dict], background: list[tuple[str, str]] | None = Non
                 rx = _rx(s["pattern"], re.M)
                 for other in others:
                     if any(rx.search(t) for t in other.get("reference", ())) or any(
-                            o["kind"] == s["kind"] and o["pattern"] == s["pattern"] for o in other["signatures"]):
+                        o["kind"] == s["kind"] and o["pattern"] == s["pattern"] for o in other["signatures"]
+                    ):
                         s["generic"] = f"also evidence of {other['id']}"
                         break
             if not s["generic"] and s["kind"] in ("message", "check", "call"):
@@ -434,14 +459,23 @@ def annotate(records: list[dict], background: list[tuple[str, str]] | None = Non
                         break
             if s["kind"] == "frame":
                 files, functions = _alternatives(s["file"]), _alternatives(s["function"]) if s["function"] else []
-                why = next((_generic_frame(f, fn, generic) for f in files for fn in (functions or [""])
-                            if _generic_frame(f, fn, generic)), "")
+                why = next(
+                    (
+                        _generic_frame(f, fn, generic)
+                        for f in files
+                        for fn in (functions or [""])
+                        if _generic_frame(f, fn, generic)
+                    ),
+                    "",
+                )
                 if why:
                     s["generic"] = f"an entry frame ({why})"
                 else:
                     for name, f in bg_facts:
-                        if any(_rx(s["file"]).fullmatch(fr.base) and (not s["function"] or _rx(s["function"]).fullmatch(fr.function))
-                               for fr in f.frames):
+                        if any(
+                            _rx(s["file"]).fullmatch(fr.base) and (not s["function"] or _rx(s["function"]).fullmatch(fr.function))
+                            for fr in f.frames
+                        ):
                             s["generic"] = f"also in an unrelated log ({name})"
                             break
             sigs.append(s)
@@ -457,8 +491,8 @@ class Hit:
     line: int
     start: int = 0
     end: int = 0
-    generic: str = ""          # why this hit cannot name one bug in this paste ("" when it can)
-    anchor: int = -1           # a generic error made specific by the frame it was raised in (that frame's position)
+    generic: str = ""  # why this hit cannot name one bug in this paste ("" when it can)
+    anchor: int = -1  # a generic error made specific by the frame it was raised in (that frame's position)
 
     def overlaps(self, other: Hit) -> bool:
         return self.start < other.end and other.start < self.end
@@ -466,12 +500,12 @@ class Hit:
 
 @dataclass
 class Match:
-    record: dict                  # the record's triage data (see export_record)
-    strength: str                 # "strong" | "possible" | "related"
+    record: dict  # the record's triage data (see export_record)
+    strength: str  # "strong" | "possible" | "related"
     score: int
     hits: list[Hit] = field(default_factory=list)
     advice: dict = field(default_factory=dict)
-    group: list[str] = field(default_factory=list)   # look-alikes matched with it, itself included
+    group: list[str] = field(default_factory=list)  # look-alikes matched with it, itself included
 
     @property
     def id(self) -> str:
@@ -660,8 +694,10 @@ def _strength(hits: list[Hit]) -> str:
         return ""
     anchors = {h.anchor for h in hits if h.anchor >= 0}
     specific_error = any(not h.generic for h in errors)
-    trigger = any(not h.generic and h.signature.kind in TRIGGER_KINDS and
-                  not (h.signature.kind == "frame" and h.start in anchors) for h in hits)
+    trigger = any(
+        not h.generic and h.signature.kind in TRIGGER_KINDS and not (h.signature.kind == "frame" and h.start in anchors)
+        for h in hits
+    )
     if specific_error and trigger:
         return "strong"
     if specific_error or trigger:
@@ -674,7 +710,7 @@ def _score(hits: list[Hit]) -> int:
 
 
 def base_version(version: str | None) -> str | None:
-    """"2.5.1+cxx11" -> "2.5.1"; dev and rc versions are kept as they are (no release matrix applies)."""
+    """ "2.5.1+cxx11" -> "2.5.1"; dev and rc versions are kept as they are (no release matrix applies)."""
     if not version:
         return None
     return version.split("+", 1)[0]
@@ -705,8 +741,14 @@ def judge(record: dict, f: Facts, generic: dict | None = None) -> Match | None:
     return Match(record, strength, _score(hits), sorted(hits, key=lambda h: (h.line, KINDS.index(h.signature.kind), h.start)))
 
 
-def triage(log: Log | str, records: Iterable[dict], *, torch_xla: str | None = None,
-           catalog: CatalogIndex = EMPTY_CATALOG, generic: dict | None = None) -> Result:
+def triage(
+    log: Log | str,
+    records: Iterable[dict],
+    *,
+    torch_xla: str | None = None,
+    catalog: CatalogIndex = EMPTY_CATALOG,
+    generic: dict | None = None,
+) -> Result:
     """Every record whose signatures the log shows (see the rules above). ``records`` are triage data
     (:func:`export_record`, annotated by :func:`annotate`); ``torch_xla`` overrides the version in the log."""
     generic = generic or GENERIC
@@ -765,13 +807,16 @@ def triage(log: Log | str, records: Iterable[dict], *, torch_xla: str | None = N
             m.group = sorted(i for i in ids if i == m.id or i in m.record.get("lookalikes", []))
     matches.sort(key=lambda m: (m.strength != "strong", -m.score, m.id))
     related.sort(key=lambda m: (-m.score, m.id))
-    return Result(matches, f.torch_xla, version, f.torch_version, source, related, f.origins, ambiguous,
-                  f.other_backends, search_url(f))
+    return Result(
+        matches, f.torch_xla, version, f.torch_version, source, related, f.origins, ambiguous, f.other_backends, search_url(f)
+    )
 
 
 # -- when nothing matches: where the error comes from, and where to look upstream --------------------------------
 ISSUE_SEARCH = "https://github.com/pytorch/xla/issues?q="
-_EXCEPTION_LINE = re.compile(r"^\s*(?:[\w.]+(?:Error|Exception|Interrupt|Exit)\b:?.*|.*Check failed:.*|.*INTERNAL ASSERT FAILED.*)$", re.M)
+_EXCEPTION_LINE = re.compile(
+    r"^\s*(?:[\w.]+(?:Error|Exception|Interrupt|Exit)\b:?.*|.*Check failed:.*|.*INTERNAL ASSERT FAILED.*)$", re.M
+)
 
 
 def headline(f: Facts) -> list[str]:
@@ -799,7 +844,7 @@ def search_url(f: Facts) -> str:
 
 
 def releases_note(origin: Origin, version: str | None) -> str:
-    """"" when the user's release prints this message (or is unknown), else the code for a note."""
+    """ "" when the user's release prints this message (or is unknown), else the code for a note."""
     v = base_version(version)
     if not v or not origin.row["releases"]:
         return ""
@@ -844,22 +889,38 @@ def export_catalog(cat) -> list[dict]:
             continue
         row = rows.get(pattern)
         if row is None:
-            row = rows[pattern] = {"pattern": pattern, "key": max(words, key=lambda w: (len(w), w)), "text": e.text,
-                                   "literal": e.literal, "origins": [], "places": [], "releases": set(), "kinds": set(),
-                                   "sign": False, "generic": ""}
+            row = rows[pattern] = {
+                "pattern": pattern,
+                "key": max(words, key=lambda w: (len(w), w)),
+                "text": e.text,
+                "literal": e.literal,
+                "origins": [],
+                "places": [],
+                "releases": set(),
+                "kinds": set(),
+                "sign": False,
+                "generic": "",
+            }
         if e.origin not in row["origins"]:
             row["origins"].append(e.origin)
         row["kinds"].add(e.kind)
         row["releases"] |= set(e.releases)
         if e.file:
-            row["places"].append({"file": e.file, "function": e.function, "releases": cat.releases_text(e.releases),
-                                  "callers": e.callers})
+            row["places"].append(
+                {"file": e.file, "function": e.function, "releases": cat.releases_text(e.releases), "callers": e.callers}
+            )
         if e.generic and not row["generic"]:
-            row["generic"] = (f"{e.file} {e.function} ({e.callers} call sites)" if e.callers >= 10
-                              else f"{e.file} {e.function} (an accessor in a header)")
-        cond = e.template[len("Check failed: "):] if e.template.startswith("Check failed: ") else ""
-        if e.origin in ("torch_xla", "lazy") and (e.origin == "lazy" or not e.torch) and (len(cond.strip(PLACEHOLDER)) >= 5 or
-                                                  (e.literal >= 20 and len(words) >= 3)):
+            row["generic"] = (
+                f"{e.file} {e.function} ({e.callers} call sites)"
+                if e.callers >= 10
+                else f"{e.file} {e.function} (an accessor in a header)"
+            )
+        cond = e.template[len("Check failed: ") :] if e.template.startswith("Check failed: ") else ""
+        if (
+            e.origin in ("torch_xla", "lazy")
+            and (e.origin == "lazy" or not e.torch)
+            and (len(cond.strip(PLACEHOLDER)) >= 5 or (e.literal >= 20 and len(words) >= 3))
+        ):
             row["sign"] = True
     out = []
     for row in rows.values():
@@ -894,8 +955,9 @@ def export_records(records: list[dict], cat=None, background: list[tuple[str, st
         "torch_xla_signs": [list(x) for x in TORCH_XLA_SIGNS],
         "error_line": ERROR_LINE,
         "short_paste": SHORT_PASTE,
-        "version_patterns": {name: [[where, p.format(name=rx), f] for where, p, f in VERSION_PATTERNS]
-                             for name, rx in _NAMES.items()},
+        "version_patterns": {
+            name: [[where, p.format(name=rx), f] for where, p, f in VERSION_PATTERNS] for name, rx in _NAMES.items()
+        },
         "generic": GENERIC,
         "advice": ADVICE,
         "issue_search": ISSUE_SEARCH,
@@ -917,21 +979,33 @@ def export_helpers(cat) -> list[list[str]]:
     out: dict[str, str] = {}
     for e in cat.entries:
         if e.origin in ("torch_xla", "lazy") and e.generic and e.function and ("::" in e.function or e.callers >= 10):
-            why = (f"{e.function} ({e.callers} call sites)" if e.callers >= 10 else f"{e.function} (an accessor in a header)")
+            why = f"{e.function} ({e.callers} call sites)" if e.callers >= 10 else f"{e.function} (an accessor in a header)"
             out.setdefault(e.function, why)
     return [[name, why] for name, why in sorted(out.items())]
 
 
 def _hit_json(h: Hit) -> dict:
-    return {"kind": h.signature.kind, "signature": h.signature.describe(), "excerpt": h.excerpt, "line": h.line,
-            "generic": h.generic}
+    return {
+        "kind": h.signature.kind,
+        "signature": h.signature.describe(),
+        "excerpt": h.excerpt,
+        "line": h.line,
+        "generic": h.generic,
+    }
 
 
 def result_json(result: Result) -> dict:
     """A result as JSON (``xlakb triage --json`` and the comparison with the site's engine)."""
+
     def match_json(m: Match) -> dict:
-        return {"id": m.id, "strength": m.strength, "score": m.score, "group": m.group,
-                "matched": [_hit_json(h) for h in m.hits], "advice": m.advice}
+        return {
+            "id": m.id,
+            "strength": m.strength,
+            "score": m.score,
+            "group": m.group,
+            "matched": [_hit_json(h) for h in m.hits],
+            "advice": m.advice,
+        }
 
     return {
         "torch_xla": result.torch_xla_version,
@@ -942,9 +1016,20 @@ def result_json(result: Result) -> dict:
         "ambiguous": result.ambiguous,
         "matches": [match_json(m) for m in result.matches],
         "related": [match_json(m) for m in result.related],
-        "origins": [{"line": o.line, "excerpt": o.excerpt, "text": o.row["text"], "origins": o.row["origins"],
-                     "places": o.row["places"], "releases": o.row["releases"], "generic": o.row["generic"],
-                     "sign": o.row["sign"], "note": releases_note(o, result.torch_xla_version)} for o in result.origins],
+        "origins": [
+            {
+                "line": o.line,
+                "excerpt": o.excerpt,
+                "text": o.row["text"],
+                "origins": o.row["origins"],
+                "places": o.row["places"],
+                "releases": o.row["releases"],
+                "generic": o.row["generic"],
+                "sign": o.row["sign"],
+                "note": releases_note(o, result.torch_xla_version),
+            }
+            for o in result.origins
+        ],
         "search": result.search,
     }
 
@@ -954,31 +1039,31 @@ ADVICE = {
     "en": {
         "known-bug": "torch_xla {version} shows this bug (measured: reproduced). {fix}",
         "measured-fixed": "torch_xla {version} should not show it (measured: not reproduced): a different bug or a "
-                          "regression; check with `xlakb repro {id} --torch-xla {version}`.",
+        "regression; check with `xlakb repro {id} --torch-xla {version}`.",
         "not-measured": "torch_xla {version} was not measured for this record. {fix}",
         "no-version": "{fix} Your torch_xla version is not in the log: pass --torch-xla X.Y.Z for advice on your release.",
         "no-version-site": "{fix} Your torch_xla version is not in the log: enter it in the version box above for advice on your release.",
         "fixed": "Fixed in {fixed_in}: upgrade, or use the workaround.",
         "unfixed": "No release fixes it yet: use the workaround.",
         "limitation-here": "torch_xla {version} does not support this yet (measured): a limitation of releases before "
-                           "{fixed_in}, not a bug. It works from {fixed_in}.",
+        "{fixed_in}, not a bug. It works from {fixed_in}.",
         "limitation-lifted": "torch_xla {version} supports this (measured): what you see has another cause; check with "
-                             "`xlakb repro {id} --torch-xla {version}`.",
+        "`xlakb repro {id} --torch-xla {version}`.",
         "limitation": "A limitation of releases before {fixed_in}, not a bug: it works from {fixed_in}.",
     },
     "zh": {
         "known-bug": "torch_xla {version} 存在这个问题（实测：复现）。{fix}",
         "measured-fixed": "torch_xla {version} 不应出现这个问题（实测：未复现）：可能是另一个问题或回归；"
-                          "请用 `xlakb repro {id} --torch-xla {version}` 验证。",
+        "请用 `xlakb repro {id} --torch-xla {version}` 验证。",
         "not-measured": "这条记录没有在 torch_xla {version} 上实测过。{fix}",
         "no-version": "{fix}日志中没有 torch_xla 版本：加上 --torch-xla X.Y.Z 可得到针对你所用版本的建议。",
         "no-version-site": "{fix}日志中没有 torch_xla 版本：在上方的版本框中填写后，可得到针对你所用版本的建议。",
         "fixed": "已在 {fixed_in} 修复：请升级，或使用规避方法。",
         "unfixed": "还没有发布版本修复：请使用规避方法。",
         "limitation-here": "torch_xla {version} 尚不支持这一功能（实测）：这是 {fixed_in} 之前版本的限制，不是缺陷。"
-                           "从 {fixed_in} 起可用。",
+        "从 {fixed_in} 起可用。",
         "limitation-lifted": "torch_xla {version} 已支持这一功能（实测）：你遇到的问题另有原因；请用 "
-                             "`xlakb repro {id} --torch-xla {version}` 验证。",
+        "`xlakb repro {id} --torch-xla {version}` 验证。",
         "limitation": "这是 {fixed_in} 之前版本的限制，不是缺陷：从 {fixed_in} 起可用。",
     },
 }
@@ -999,16 +1084,26 @@ def _generalise(line: str) -> str:
     ``'int' object has no attribute 'device'`` they are the code's type and attribute, never a user's data,
     and without them the line is every AttributeError."""
     out, pos = [], 0
-    token = re.compile(r"(?P<attr>(?:'[A-Za-z_][\w.]*' object|module '[\w.]+'|type object '[\w.]+') has no attribute "
-                       r"'[A-Za-z_]\w*')|"
-                       r"(?P<path>(?:[A-Za-z]:)?[\w.\-]*[/\\][\w./\\\-]+)|(?P<hex>0x[0-9a-fA-F]+)|(?P<shape>\[[\d, ]*\])|"
-                       r"(?P<num>\b\d+(?:\.\d+)?\b)|(?P<quoted>'[^'\n]{1,80}'|\"[^\"\n]{1,80}\")")
+    token = re.compile(
+        r"(?P<attr>(?:'[A-Za-z_][\w.]*' object|module '[\w.]+'|type object '[\w.]+') has no attribute "
+        r"'[A-Za-z_]\w*')|"
+        r"(?P<path>(?:[A-Za-z]:)?[\w.\-]*[/\\][\w./\\\-]+)|(?P<hex>0x[0-9a-fA-F]+)|(?P<shape>\[[\d, ]*\])|"
+        r"(?P<num>\b\d+(?:\.\d+)?\b)|(?P<quoted>'[^'\n]{1,80}'|\"[^\"\n]{1,80}\")"
+    )
     for m in token.finditer(line):
-        out.append(re.escape(line[pos:m.start()]))
+        out.append(re.escape(line[pos : m.start()]))
         kind = m.lastgroup
-        out.append(re.escape(m.group(0)) if kind == "attr" else
-                   {"path": r"\S+", "hex": r"0x[0-9a-fA-F]+", "shape": r"\[[\d, ]*\]", "num": r"\d+(?:\.\d+)?",
-                    "quoted": r"['\"][^'\"]*['\"]"}[kind])
+        out.append(
+            re.escape(m.group(0))
+            if kind == "attr"
+            else {
+                "path": r"\S+",
+                "hex": r"0x[0-9a-fA-F]+",
+                "shape": r"\[[\d, ]*\]",
+                "num": r"\d+(?:\.\d+)?",
+                "quoted": r"['\"][^'\"]*['\"]",
+            }[kind]
+        )
         pos = m.end()
     out.append(re.escape(line[pos:]))
     return "".join(out).replace(r"\ ", " ").strip()
@@ -1025,7 +1120,7 @@ def signatures_from_log(log: Log | str, catalog: CatalogIndex = EMPTY_CATALOG) -
     known = {o.line: o for o in f.origins}
     if errors:
         line = errors[-1].strip()
-        n = text[:text.find(errors[-1])].count("\n") + 1
+        n = text[: text.find(errors[-1])].count("\n") + 1
         o = known.get(n)
         sigs.append({"message": o.row["pattern"] if o and o.row["literal"] >= 16 else _generalise(line)})
     for m in re.finditer(r"(?:Check failed|RET_CHECK failure)[^\n]*", text):
@@ -1036,12 +1131,17 @@ def signatures_from_log(log: Log | str, catalog: CatalogIndex = EMPTY_CATALOG) -
             sigs.append({"check": check})
         if len([s for s in sigs if "check" in s]) >= 2:
             break
-    own = [fr for fr in f.frames if re.search(r"[/\\]torch_xla[/\\]", fr.path) and not _generic_frame(fr.base, fr.function, GENERIC)]
+    own = [
+        fr for fr in f.frames if re.search(r"[/\\]torch_xla[/\\]", fr.path) and not _generic_frame(fr.base, fr.function, GENERIC)
+    ]
     if own:
         fr = own[-1]
         sigs.append({"frame": {"file": re.escape(fr.base), "function": re.escape(fr.function)}})
-    user = [fr for fr in f.frames if not re.search(r"site-packages|dist-packages|[/\\]lib[/\\]python|[/\\]torch(?:_xla)?[/\\]", fr.path)
-            and fr.source]
+    user = [
+        fr
+        for fr in f.frames
+        if not re.search(r"site-packages|dist-packages|[/\\]lib[/\\]python|[/\\]torch(?:_xla)?[/\\]", fr.path) and fr.source
+    ]
     for fr in user:
         m = re.search(r"([A-Za-z_][\w.]*)\s*\(", fr.source)
         if m and m.group(1).split(".")[-1] not in ("print", "len", "range", "main"):

@@ -16,7 +16,7 @@ from .triage import Result, advice_text, base_version, releases_note
 WORDS = {
     "en": {
         "no_sign": "no sign of torch_xla in {source} (no torch_xla frame, import, version, XLA log line or message only "
-                   "torch_xla prints): this does not look like a torch_xla problem",
+        "torch_xla prints): this does not look like a torch_xla problem",
         "other_backend": "the paste shows {names} and nothing of torch_xla: records of torch_xla are not matched",
         "version": "torch_xla {v} ({where})",
         "no_version": "torch_xla version: not in the log (pass --torch-xla X.Y.Z)",
@@ -62,7 +62,7 @@ WORDS = {
     },
     "zh": {
         "no_sign": "{source} 中没有 torch_xla 的迹象（没有 torch_xla 的调用栈、导入、版本、XLA 日志行或只有 torch_xla 才会打印的信息），"
-                   "看起来不是 torch_xla 的问题",
+        "看起来不是 torch_xla 的问题",
         "other_backend": "粘贴的内容来自 {names}，且没有任何 torch_xla 的迹象：不与 torch_xla 的记录匹配",
         "version": "torch_xla {v}（{where}）",
         "no_version": "日志中没有 torch_xla 版本（可加 --torch-xla X.Y.Z）",
@@ -150,9 +150,11 @@ def reason(text: str, lang: str) -> str:
 
 def _hit(h, lang: str) -> str:
     w = WORDS[lang]
-    what = h.signature.describe()[len(h.signature.kind) + 1:]
-    return (f"{w['matched']} {_UI[lang]['kinds'][h.signature.kind]} {what} {_paren(_line_word(h.line, lang), lang)}: {h.excerpt}"
-            + (f"  [{w['generic']}: {reason(h.generic, lang)}]" if h.generic else ""))
+    what = h.signature.describe()[len(h.signature.kind) + 1 :]
+    return (
+        f"{w['matched']} {_UI[lang]['kinds'][h.signature.kind]} {what} {_paren(_line_word(h.line, lang), lang)}: {h.excerpt}"
+        + (f"  [{w['generic']}: {reason(h.generic, lang)}]" if h.generic else "")
+    )
 
 
 def _line_word(n: int, lang: str) -> str:
@@ -163,8 +165,14 @@ def _paren(text: str, lang: str) -> str:
     return f"（{text}）" if lang == "zh" else f"({text})"
 
 
-def report(result: Result, *, source: str, lang: str = "en", history: dict[str, tuple[str, list[Change]]] | None = None,
-           reported: list | None = None) -> list[str]:
+def report(
+    result: Result,
+    *,
+    source: str,
+    lang: str = "en",
+    history: dict[str, tuple[str, list[Change]]] | None = None,
+    reported: list | None = None,
+) -> list[str]:
     """The text of a triage result. ``history``: for an origin's text, (since, commits) read with --repo;
     ``reported``: the upstream clusters the paste matches (:func:`xlakb.upstream.index.match`), shown after
     the records (never as a match)."""
@@ -270,13 +278,19 @@ def reported_lines(reported: list, lang: str = "en", limit: int = 5, generic: li
         more = w["reported_more"].format(n=len(c.issues)) if len(c.issues) > 1 else ""
         since = w["reported_since"].format(date=c.since[:7]) if c.since else ""
         labels = w["reported_labels"].format(labels=", ".join(c.labels[:3])) if c.labels else ""
-        out.append("  - " + w["reported_line"].format(number=lead.number, state=w["state"][lead.state], more=more,
-                                                        since=since, labels=labels) + f" {lead.title[:90]}")
+        out.append(
+            "  - "
+            + w["reported_line"].format(number=lead.number, state=w["state"][lead.state], more=more, since=since, labels=labels)
+            + f" {lead.title[:90]}"
+        )
         out.append(f"      {lead.url}")
         others = [r for r in c.issues if r.number != lead.number]
         if others:
-            out.append(f"      {w['reported_also']} " + ", ".join(f"#{r.number}" for r in others[:8])
-                       + (f" (+{len(others) - 8})" if len(others) > 8 else ""))
+            out.append(
+                f"      {w['reported_also']} "
+                + ", ".join(f"#{r.number}" for r in others[:8])
+                + (f" (+{len(others) - 8})" if len(others) > 8 else "")
+            )
         prs = ", ".join(f"#{p}" for p in c.fixed_by)
         if c.fixed_by and c.first_fixed:
             out.append("      " + w["reported_fix"].format(prs=prs, release=c.first_fixed))
@@ -300,7 +314,10 @@ def _match_lines(n: int, m, lang: str) -> list[str]:
     status = _STATUS[lang].get(rec["status"], rec["status"])
     if rec.get("kind") == "limitation":  # never presented as a bug
         status = WORDS[lang]["limitation"].format(fixed_in=rec.get("fixed_in"))
-    out = ["", f"{n}. {rec['id']} [{status}] — {rec['title'][lang]}  {_paren(w['strength'][m.strength] + ', ' + w['score'] + ' ' + str(m.score), lang)}"]
+    out = [
+        "",
+        f"{n}. {rec['id']} [{status}] — {rec['title'][lang]}  {_paren(w['strength'][m.strength] + ', ' + w['score'] + ' ' + str(m.score), lang)}",
+    ]
     for h in m.hits:
         out.append(f"   {_hit(h, lang)}")
     out.append(f"   {advice_text(m, lang)}")
@@ -320,7 +337,7 @@ def message_history(repo: str, result: Result) -> dict:
         text = o.row["text"]
         if text in out:
             continue
-        cond = text[len("Check failed: "):] if text.startswith("Check failed: ") else ""
+        cond = text[len("Check failed: ") :] if text.startswith("Check failed: ") else ""
         needle = f"CHECK({cond.split('…')[0].strip()})" if cond else max(text.split("…"), key=len).strip()
         try:
             rows = commits_touching(repo, needle, since=since)

@@ -21,7 +21,9 @@ def changed_record_ids(root: Path, base_ref: str, records: list[Record]) -> list
     """Ids of records whose YAML or reproducer differs between ``base_ref`` and the work tree."""
     result = proc.run(["git", "-C", str(root), "diff", "--name-only", base_ref, "--", "issues", "reproducers"])
     if result.exit_code != 0:
-        raise XlakbError(f"git diff against {base_ref!r} failed: {result.output.strip().splitlines()[-1] if result.output.strip() else 'no output'}")
+        raise XlakbError(
+            f"git diff against {base_ref!r} failed: {result.output.strip().splitlines()[-1] if result.output.strip() else 'no output'}"
+        )
     changed = {line.strip() for line in result.output.splitlines() if line.strip()}
     out = []
     for rec in records:

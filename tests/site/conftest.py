@@ -23,17 +23,35 @@ def layout(tmp_path_factory) -> Path:
     root = synthetic.make_layout(tmp_path_factory.mktemp("site") / "kb", REPO)
     synthetic.populate(root, 12, seed=7)
     # One record without any measured data: its page must say "not measured yet".
-    data = synthetic.record(UNMEASURED, title_en="Unmeasured synthetic record", title_zh="尚未实测的测试记录",
-                            summary_en="A record with no results yet.", summary_zh="一条还没有结果的记录。",
-                            symptoms_en=["SyntheticUnmeasured"], symptoms_zh=["SyntheticUnmeasured 出现"],
-                            signature="SyntheticUnmeasured", component="runtime", tags=["crash"], issue=4242)
+    data = synthetic.record(
+        UNMEASURED,
+        title_en="Unmeasured synthetic record",
+        title_zh="尚未实测的测试记录",
+        summary_en="A record with no results yet.",
+        summary_zh="一条还没有结果的记录。",
+        symptoms_en=["SyntheticUnmeasured"],
+        symptoms_zh=["SyntheticUnmeasured 出现"],
+        signature="SyntheticUnmeasured",
+        component="runtime",
+        tags=["crash"],
+        issue=4242,
+    )
     synthetic.write_record(root, data)
     shutil.rmtree(root / "bisect" / UNMEASURED, ignore_errors=True)
     # A generated record with a matrix and a bisection report linking commits and PRs.
-    data = synthetic.record(BISECTED, title_en="Bisected synthetic record", title_zh="已二分查找的测试记录",
-                            summary_en="A record with a bisection report.", summary_zh="一条带有二分查找报告的记录。",
-                            symptoms_en=["SyntheticBisected"], symptoms_zh=["SyntheticBisected 出现"],
-                            signature="SyntheticBisected", component="spmd", tags=["sharding"], issue=4343)
+    data = synthetic.record(
+        BISECTED,
+        title_en="Bisected synthetic record",
+        title_zh="已二分查找的测试记录",
+        summary_en="A record with a bisection report.",
+        summary_zh="一条带有二分查找报告的记录。",
+        symptoms_en=["SyntheticBisected"],
+        symptoms_zh=["SyntheticBisected 出现"],
+        signature="SyntheticBisected",
+        component="spmd",
+        tags=["sharding"],
+        issue=4343,
+    )
     synthetic.write_record(root, data)
     synthetic.write_matrix(root, data)
     synthetic.write_bisect(root, data)

@@ -11,9 +11,17 @@ import yaml
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--window-size=1280,1000")
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1280,1000",
+)
 
 # The records the project started from; stand-ins are generated for those not written yet.
 SCALAR = "fsdpv2-scalar-param-unhashable-list"
@@ -83,8 +91,7 @@ def distinctive_word(index: dict, target_page: str, candidates: list[str]) -> st
     vocabulary = set().union(*pages.values())
 
     def score(word: str) -> tuple:
-        others = sum(1 for page, toks in pages.items()
-                     if page != target_page and any(t.startswith(word) for t in toks))
+        others = sum(1 for page, toks in pages.items() if page != target_page and any(t.startswith(word) for t in toks))
         # Material splits a Chinese query greedily on words of the index; a word one of whose
         # proper prefixes is itself a word of the index is searched as that prefix only.
         shadowed = any(word[:i] in vocabulary for i in range(1, len(word)))
@@ -101,8 +108,9 @@ def distinctive_word(index: dict, target_page: str, candidates: list[str]) -> st
 
 def english_query(indexes: dict, root: Path, rid: str) -> str:
     index = indexes["en"]
-    words = [w for w in tokens(index, html.escape(load(root, rid)["title"]["en"], quote=False))
-             if len(w) >= 4 and not w.isdigit()]
+    words = [
+        w for w in tokens(index, html.escape(load(root, rid)["title"]["en"], quote=False)) if len(w) >= 4 and not w.isdigit()
+    ]
     return distinctive_word(index, f"records/{rid}/", words)
 
 
@@ -113,5 +121,3 @@ def chinese_query(indexes: dict, root: Path, rid: str) -> str:
     han = re.compile(r"^[\u4e00-\u9fff]{2,}$")
     words = [w for w in jieba.lcut(load(root, rid)["title"]["zh"]) if han.match(w)]
     return distinctive_word(index, f"records/{rid}/", words)
-
-

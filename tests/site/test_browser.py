@@ -119,8 +119,10 @@ def test_language_switch_keeps_the_record(browser, server, layout):
     data = load(layout, HAS_SHARDING)
     browser.get(f"{server}records/{HAS_SHARDING}/")
     assert browser.find_element(By.CSS_SELECTOR, "article h1").text == shown_title(data["title"]["en"])
-    for lang, path, title in (("zh", f"/zh/records/{HAS_SHARDING}/", shown_title(data["title"]["zh"])),
-                              ("en", f"/records/{HAS_SHARDING}/", shown_title(data["title"]["en"]))):
+    for lang, path, title in (
+        ("zh", f"/zh/records/{HAS_SHARDING}/", shown_title(data["title"]["zh"])),
+        ("en", f"/records/{HAS_SHARDING}/", shown_title(data["title"]["en"])),
+    ):
         button = browser.find_element(By.CSS_SELECTOR, ".md-header__option .md-select button")
         ActionChains(browser).move_to_element(button).perform()
         link = browser.find_element(By.CSS_SELECTOR, f"a.md-select__link[hreflang='{lang}']")
@@ -210,7 +212,9 @@ def test_coverage_heat_map_filters_by_component(browser, server, layout):
     groups = browser.find_elements(By.CSS_SELECTOR, "table.xlakb-coverage tr.xlakb-group")
     assert [g.get_attribute("data-component") for g in groups if g.is_displayed()] == [component]
     cell = browser.find_element(By.CSS_SELECTOR, f"tr[data-id='{SCALAR}'] td[data-release='2.6.1']")
-    assert cell.value_of_css_property("background-color") != cell.find_element(By.XPATH, "..").value_of_css_property("background-color")
+    assert cell.value_of_css_property("background-color") != cell.find_element(By.XPATH, "..").value_of_css_property(
+        "background-color"
+    )
 
 
 CORPUS = REPO / "tests" / "data" / "triage"
@@ -221,7 +225,8 @@ def _paste_box_ready(browser) -> bool:
     browser.set_script_timeout(30)
     return browser.execute_async_script(
         "var done = arguments[0]; (function wait() { if (document.querySelector('form.xlakb-triage').dataset.ready) done(true);"
-        " else setTimeout(wait, 50); })();")
+        " else setTimeout(wait, 50); })();"
+    )
 
 
 def test_paste_box_gives_the_same_answer_as_xlakb_triage(browser, server, layout):
@@ -236,8 +241,12 @@ def test_paste_box_gives_the_same_answer_as_xlakb_triage(browser, server, layout
     assert len(clusters) > 100  # the seeded reported tier came with the layout
     browser.get(f"{server}triage/")
     assert _paste_box_ready(browser)
-    logs = (sorted(CORPUS.glob("positive/*.log")) + sorted(CORPUS.glob("negative/measured/*.log"))
-            + sorted((REPO / "src" / "xlakb" / "data" / "background").glob("*.log")) + sorted(CORPUS.glob("pasted/*.txt")))
+    logs = (
+        sorted(CORPUS.glob("positive/*.log"))
+        + sorted(CORPUS.glob("negative/measured/*.log"))
+        + sorted((REPO / "src" / "xlakb" / "data" / "background").glob("*.log"))
+        + sorted(CORPUS.glob("pasted/*.txt"))
+    )
     assert len(logs) >= 200
     seen_reported = seen_generic = 0
     for path in logs:
@@ -249,15 +258,19 @@ def test_paste_box_gives_the_same_answer_as_xlakb_triage(browser, server, layout
                 "  .then(function (r) { return r.json(); });"
                 "window.__xlakbData.then(function (d) { done(window.xlakbTriage.triage(text, d, version)); })"
                 "  .catch(function (e) { done({error: String(e)}); });",
-                text, version)
+                text,
+                version,
+            )
             py = result_json(triage(log_from_text(text, path.name), records, torch_xla=version, catalog=catalog))
             reported = js.pop("upstream", None)
             assert js == py, path.name
             from xlakb.triage_report import generic_hit
 
             result = triage(log_from_text(text, path.name), records, torch_xla=version, catalog=catalog)
-            assert reported == [{"cluster": h.cluster.to_json(), "line": h.line.line, "exact": h.exact,
-                                 "generic": generic_hit(h, result)} for h in match(text, clusters)], path.name
+            assert reported == [
+                {"cluster": h.cluster.to_json(), "line": h.line.line, "exact": h.exact, "generic": generic_hit(h, result)}
+                for h in match(text, clusters)
+            ], path.name
             seen_generic += any(h["generic"] for h in reported)
             seen_reported += bool(reported)
     assert seen_reported >= 10  # real pastes answered with upstream reports, the same in both engines
@@ -271,8 +284,11 @@ def test_paste_box_shows_strong_matches_advice_and_workaround(browser, server, l
     log = sorted((CORPUS / "positive").glob(f"{SCALAR}@*.log"))[0].read_text("utf-8")
     browser.get(f"{server}{'' if lang == 'en' else 'zh/'}triage/")
     _paste_box_ready(browser)
-    browser.execute_script("document.querySelector('textarea').value = arguments[0];"
-                           "document.querySelector('input[name=torch_xla]').value = '2.5.1';", log)
+    browser.execute_script(
+        "document.querySelector('textarea').value = arguments[0];"
+        "document.querySelector('input[name=torch_xla]').value = '2.5.1';",
+        log,
+    )
     browser.find_element(By.CSS_SELECTOR, "form.xlakb-triage button[type=submit]").click()
     first = browser.find_element(By.CSS_SELECTOR, ".xlakb-triage-match")
     assert first.get_attribute("data-id") == SCALAR and first.get_attribute("data-strength") == "strong"
@@ -285,8 +301,10 @@ def test_paste_box_shows_strong_matches_advice_and_workaround(browser, server, l
     # a log without torch_xla says so and names nothing
     browser.back()
     _paste_box_ready(browser)
-    browser.execute_script("document.querySelector('textarea').value = arguments[0];",
-                           "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nTypeError: unhashable type: 'list'\n")
+    browser.execute_script(
+        "document.querySelector('textarea').value = arguments[0];",
+        "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nTypeError: unhashable type: 'list'\n",
+    )
     browser.find_element(By.CSS_SELECTOR, "form.xlakb-triage button[type=submit]").click()
     assert browser.find_elements(By.CSS_SELECTOR, ".xlakb-triage-none")
     assert not browser.find_elements(By.CSS_SELECTOR, ".xlakb-triage-match")
@@ -297,6 +315,7 @@ def _luminance(rgb: tuple[float, ...]) -> float:
     def channel(c: float) -> float:
         c = c / 255
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
     return 0.2126 * channel(rgb[0]) + 0.7152 * channel(rgb[1]) + 0.0722 * channel(rgb[2])
 
 
@@ -322,8 +341,11 @@ def test_the_paste_page_and_the_coverage_map_are_reached_from_the_home_page(brow
     try:
         for target in ("triage", "coverage"):
             browser.get(server + prefix)
-            button = next(a for a in browser.find_elements(By.CSS_SELECTOR, ".xlakb-start a")
-                          if a.get_attribute("href").rstrip("/").endswith(target))
+            button = next(
+                a
+                for a in browser.find_elements(By.CSS_SELECTOR, ".xlakb-start a")
+                if a.get_attribute("href").rstrip("/").endswith(target)
+            )
             assert button.is_displayed() and button.size["width"] > 40
             button.click()
             wait(browser, lambda d: urlsplit(d.current_url).path == f"/{prefix}{target}/")
@@ -357,11 +379,12 @@ def test_every_page_reads_right_without_colour_or_a_mouse(browser, server, layou
                 "var a = document.querySelector('article').cloneNode(true);"
                 "a.querySelectorAll('pre, .highlight, form').forEach(function (e) { e.remove(); });"
                 "a.querySelectorAll('code').forEach(function (e) { e.textContent = 'CODE'; });"
-                "return a.innerText;")
-            assert "`" not in text, (prefix + page, text[max(0, text.find("`") - 80):text.find("`") + 80])
+                "return a.innerText;"
+            )
+            assert "`" not in text, (prefix + page, text[max(0, text.find("`") - 80) : text.find("`") + 80])
             if lang == "zh":
                 m = stray.search(text)
-                assert not m, (page, text[max(0, m.start() - 30):m.end() + 30])
+                assert not m, (page, text[max(0, m.start() - 30) : m.end() + 30])
             cells = browser.find_elements(By.CSS_SELECTOR, ".xlakb-heat, .xlakb-cell, td.xlakb-verdict")
             for cell in cells[:60]:
                 label = cell.get_attribute("aria-label") or cell.text

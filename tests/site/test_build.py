@@ -55,12 +55,12 @@ def test_every_record_has_a_page_in_both_languages(layout, built):
             trigger = data["reproducer"].get("trigger")
             if trigger:  # a mined record: the upstream test at its commit, linked, never its code
                 t = trigger
-                assert f'https://github.com/{t["repo"]}/blob/{t["commit"]}/{t["path"]}#L{t["line"]}' in page
+                assert f"https://github.com/{t['repo']}/blob/{t['commit']}/{t['path']}#L{t['line']}" in page
                 assert f"def {t['test'].rsplit('.', 1)[-1]}(" not in page
             else:
                 assert 'class="highlight"' in page and data["reproducer"]["path"] in page
             for number in data["upstream"]["issues"][:1]:  # a bug known only from measurement has none yet
-                assert f'https://github.com/pytorch/xla/issues/{number}' in page
+                assert f"https://github.com/pytorch/xla/issues/{number}" in page
             assert 'href="../../contributing/"' in page
             assert f'data-status="{data["status"]}"' in page
 
@@ -84,19 +84,22 @@ def test_run_commands_name_an_affected_and_a_fixed_release(layout, built):
     for rid in record_ids(layout):
         data = load(layout, rid)
         matrix_path = layout / "bisect" / rid / "matrix.json"
-        verdicts = {r["candidate"]: r["verdict"] for r in json.loads(read(matrix_path))["results"]} \
-            if matrix_path.is_file() else {}
+        verdicts = (
+            {r["candidate"]: r["verdict"] for r in json.loads(read(matrix_path))["results"]} if matrix_path.is_file() else {}
+        )
         page = html.unescape(read(built / "records" / rid / "index.html"))
         releases = re.findall(rf"xlakb repro {re.escape(rid)} --torch-xla ([0-9][0-9.]*)", re.sub(r"<[^>]+>", "", page))
         assert releases, rid
         affected = releases[0]
         # a measured release when there is one, else one the record claims
-        assert verdicts.get(affected) == "reproduced" or ("reproduced" not in verdicts.values() and Version(
-            affected) in SpecifierSet(data["versions"]["affected"])), (rid, affected)
+        assert verdicts.get(affected) == "reproduced" or (
+            "reproduced" not in verdicts.values() and Version(affected) in SpecifierSet(data["versions"]["affected"])
+        ), (rid, affected)
         if len(releases) > 1:
             fixed = releases[1]
-            assert verdicts.get(fixed) == "not-reproduced" or ("not-reproduced" not in verdicts.values() and Version(
-                fixed) >= Version(data["versions"]["fixed_in"])), (rid, fixed)
+            assert verdicts.get(fixed) == "not-reproduced" or (
+                "not-reproduced" not in verdicts.values() and Version(fixed) >= Version(data["versions"]["fixed_in"])
+            ), (rid, fixed)
         checked += 1
     assert checked == len(record_ids(layout))
 
@@ -170,13 +173,20 @@ def test_home_page_lists_every_record_with_filters(layout, built):
     ids = record_ids(layout)
     for lang, path in (("en", built / "index.html"), ("zh", built / "zh" / "index.html")):
         page = read(path)
-        rows = re.findall(r'<tr data-id="([^"]+)" data-status="([^"]+)" data-source="([^"]+)" data-component="([^"]+)" '
-                          r'data-tags=" ([^"]*) "><td><a href="([^"]+)">', page)
+        rows = re.findall(
+            r'<tr data-id="([^"]+)" data-status="([^"]+)" data-source="([^"]+)" data-component="([^"]+)" '
+            r'data-tags=" ([^"]*) "><td><a href="([^"]+)">',
+            page,
+        )
         assert sorted(r[0] for r in rows) == ids
         for rid, status, source, component, tags, href in rows:
             data = load(layout, rid)
-            assert (status, source, component, tags.split()) == (data["status"], data.get("source", "hand"),
-                                                                 data["component"], data["tags"])
+            assert (status, source, component, tags.split()) == (
+                data["status"],
+                data.get("source", "hand"),
+                data["component"],
+                data["tags"],
+            )
             assert href == f"records/{rid}/"
         for name in ("status", "component", "tag"):
             assert f'data-filter="{name}"' in page
@@ -256,8 +266,13 @@ def test_real_repository_builds_strictly_with_mkdocs(tmp_path):
     """`mkdocs build --strict` on the checkout itself (whatever records it has now), output in tmp."""
     out = tmp_path / "out"
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(REPO / "mkdocs.yml"),
-                           "-d", str(out)], capture_output=True, text=True, env=env, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(REPO / "mkdocs.yml"), "-d", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     for rid in record_ids(REPO):
         assert (out / "records" / rid / "index.html").is_file()
@@ -336,8 +351,10 @@ def test_serve_site_serves_the_record_pages(layout, tmp_path):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    code = ("import sys; from pathlib import Path; from xlakb.sitegen.build import serve_site; "
-            f"serve_site(Path({str(layout)!r}), port={port})")
+    code = (
+        "import sys; from pathlib import Path; from xlakb.sitegen.build import serve_site; "
+        f"serve_site(Path({str(layout)!r}), port={port})"
+    )
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         page = None
@@ -448,8 +465,12 @@ def test_site_url_comes_from_the_pages_workflow(tmp_path):
     assert any(s.get("uses", "").startswith("actions/deploy-pages") for s in workflow["jobs"]["deploy"]["steps"])
     root = synthetic.make_layout(tmp_path / "kb", REPO)
     env = {**os.environ, "XLAKB_SITE_URL": "https://example-owner.github.io/xlakb/"}
-    r = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(root / "mkdocs.yml"),
-                        "-d", str(tmp_path / "out")], capture_output=True, text=True, env=env)
+    r = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(root / "mkdocs.yml"), "-d", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     assert '<link rel="canonical" href="https://example-owner.github.io/xlakb/' in read(tmp_path / "out" / "index.html")
     assert "https://example-owner.github.io/xlakb/" in read(tmp_path / "out" / "sitemap.xml")
@@ -463,8 +484,12 @@ def test_the_workaround_section_says_where_it_was_measured_to_hold():
         return {"results": [{"candidate": v.replace("_", "."), "verdict": x} for v, x in verdicts.items()]}
 
     data = {"reproducer": {"workaround": {"args": ["--workaround"]}}}
-    rec = SiteRecord(Path("x.yaml"), data, "", Measured(matrix=rows(**{"2_4_0": "reproduced", "2_5_1": "reproduced",
-                                                                        "2_6_0": "not-reproduced"})))
+    rec = SiteRecord(
+        Path("x.yaml"),
+        data,
+        "",
+        Measured(matrix=rows(**{"2_4_0": "reproduced", "2_5_1": "reproduced", "2_6_0": "not-reproduced"})),
+    )
     assert "has not been measured yet" in workaround_html(rec, "en")
     rec.measured.workaround = rows(**{"2_4_0": "not-reproduced", "2_5_1": "reproduced", "2_6_0": "not-reproduced"})
     en, zh = workaround_html(rec, "en"), workaround_html(rec, "zh")
@@ -487,12 +512,24 @@ def test_a_mined_record_links_its_upstream_test_a_draft_is_never_published_a_lim
     from xlakb.mining.mine import Mined, record_for, write_record
 
     root = small_layout(tmp_path)
-    m = Mined(commit="a" * 40, pr=8382, subject="Fix incorrect xla type for view_as_complex (#8382)", date="2024-11-20",
-              cls="bug", path="test/test_operations.py", test="TestAtenXlaTensor.test_view_as_complex", line=1234,
-              fixed_in="2.6.0", before="2.5.1", shipped="ancestry", env={"CPU_NUM_DEVICES": "4"},
-              packages=["expecttest", "absl-py", "pytest"], status="proved",
-              failure="XLAKB-TRIGGER FAILED TestAtenXlaTensor.test_view_as_complex: AssertionError: torch.complex64 != "
-                      "torch.complex128")
+    m = Mined(
+        commit="a" * 40,
+        pr=8382,
+        subject="Fix incorrect xla type for view_as_complex (#8382)",
+        date="2024-11-20",
+        cls="bug",
+        path="test/test_operations.py",
+        test="TestAtenXlaTensor.test_view_as_complex",
+        line=1234,
+        fixed_in="2.6.0",
+        before="2.5.1",
+        shipped="ancestry",
+        env={"CPU_NUM_DEVICES": "4"},
+        packages=["expecttest", "absl-py", "pytest"],
+        status="proved",
+        failure="XLAKB-TRIGGER FAILED TestAtenXlaTensor.test_view_as_complex: AssertionError: torch.complex64 != "
+        "torch.complex128",
+    )
     data = record_for(m, ["2.4.0", "2.5.0", "2.5.1"])
     draft = write_record(root, data)
     assert draft.parent == root / "mined" / "drafts"
@@ -503,8 +540,10 @@ def test_a_mined_record_links_its_upstream_test_a_draft_is_never_published_a_lim
     assert rid not in read(out / "assets" / "triage.json")
     # written up by a person, it is published
     data["mined"]["draft"] = False
-    data["title"] = {"en": "view_as_complex of a float64 XLA tensor has complex64 data",
-                     "zh": "对 float64 XLA 张量调用 view_as_complex 得到的是 complex64 数据"}
+    data["title"] = {
+        "en": "view_as_complex of a float64 XLA tensor has complex64 data",
+        "zh": "对 float64 XLA 张量调用 view_as_complex 得到的是 complex64 数据",
+    }
     data["root_cause"] = {"en": "The copy kept the input's element type.", "zh": "复制时沿用了输入的元素类型。"}
     draft.unlink()
     write_record(root, data, kind="bug")

@@ -6,5 +6,4 @@ engine; narrowing over a chain of sources (:mod:`.narrow`) sits above both. The 
 from .engine import DIRECTIONS, Context, Engine, Options, outcome_of
 from .report import Report, labels_for, save_report
 
-__all__ = ["DIRECTIONS", "Context", "Engine", "Options", "outcome_of", "Report",
-           "labels_for", "save_report"]
+__all__ = ["DIRECTIONS", "Context", "Engine", "Options", "outcome_of", "Report", "labels_for", "save_report"]

@@ -78,8 +78,16 @@ class Context:
     executor: Executor | None = None  # where probes run (default: this machine)
 
     def engine(self, source: Source | None = None) -> Engine:
-        return Engine(self.record, self.backend, progress=self.progress, cache=self.cache, options=self.options,
-                      source=source, state_root=self.state_root, executor=self.executor)
+        return Engine(
+            self.record,
+            self.backend,
+            progress=self.progress,
+            cache=self.cache,
+            options=self.options,
+            source=source,
+            state_root=self.state_root,
+            executor=self.executor,
+        )
 
 
 class _Preparer:
@@ -119,9 +127,18 @@ class _Preparer:
 class Engine:
     """Bisects one record's reproducer over ordered candidates with one backend."""
 
-    def __init__(self, record: Record, backend: Backend, *, progress: Progress | None = None,
-                 cache: VerdictCache | None = None, options: Options | None = None,
-                 source: Source | None = None, state_root: Path | None = None, executor: Executor | None = None) -> None:
+    def __init__(
+        self,
+        record: Record,
+        backend: Backend,
+        *,
+        progress: Progress | None = None,
+        cache: VerdictCache | None = None,
+        options: Options | None = None,
+        source: Source | None = None,
+        state_root: Path | None = None,
+        executor: Executor | None = None,
+    ) -> None:
         if options and options.repeat < 1:
             raise XlakbError(f"--repeat must be at least 1, got {options.repeat}")
         if options and options.jobs < 1:
@@ -166,11 +183,18 @@ class Engine:
         """The resume state of bisecting ``candidates``. What is installed for each candidate belongs to
         the key too: the same labels over other wheels (another wheelhouse, nightly URL template or set of
         commit bases) are another bisection."""
-        key = {"record": self.record.id, "reproducer": self.record.reproducer_sha256(), "source": source,
-               "direction": direction, "repeat": self.options.repeat,
-               "candidates": [identity(c) for c in candidates], "runner": self.backend.name,
-               "find_links": list(self.options.find_links), "index_url": self.options.index_url,
-               "resolver": self.source.fingerprint()}
+        key = {
+            "record": self.record.id,
+            "reproducer": self.record.reproducer_sha256(),
+            "source": source,
+            "direction": direction,
+            "repeat": self.options.repeat,
+            "candidates": [identity(c) for c in candidates],
+            "runner": self.backend.name,
+            "find_links": list(self.options.find_links),
+            "index_url": self.options.index_url,
+            "resolver": self.source.fingerprint(),
+        }
         saved = SavedProbes.open(self.state_root, self.record.id, source, key)
         if saved.resumed:
             self.progress.info(f"resuming: {saved.resumed} probe(s) already done ({saved.path})")
@@ -190,14 +214,32 @@ class Engine:
         try:
             real = self.resolved(cand)
         except WheelNotFound as err:  # no build exists for this candidate: untestable
-            return ProbeResult(self.record.id, cand.label, cand.kind, cand.torch_xla, cand.torch, Verdict.UNTESTABLE,
-                               f"no build: {err}", None, 0.0, now(), "", self.backend.name, "")
+            return ProbeResult(
+                self.record.id,
+                cand.label,
+                cand.kind,
+                cand.torch_xla,
+                cand.torch,
+                Verdict.UNTESTABLE,
+                f"no build: {err}",
+                None,
+                0.0,
+                now(),
+                "",
+                self.backend.name,
+                "",
+            )
         except XlakbError as err:  # the build exists but could not be had now: an error, retried on resume
             with self._lock:
                 self._resolved.pop(cand.label, None)
             return error_result(self.record, cand, self.backend.name, f"build unavailable: {err}")
-        key = verdict_key(self.record, real, self.backend.name, find_links=self.options.find_links,
-                          index_url=self.options.index_url) if self.cache is not None else None
+        key = (
+            verdict_key(
+                self.record, real, self.backend.name, find_links=self.options.find_links, index_url=self.options.index_url
+            )
+            if self.cache is not None
+            else None
+        )
         first = self.cache.get(key) if key else None
         if first is None:
             first = self._run(real)
@@ -218,7 +260,9 @@ class Engine:
         seen = ", ".join(r.verdict.value for r in runs)
         with self._lock:
             self.flaky.append(cand.label)
-        return dataclasses.replace(first, verdict=Verdict.ERROR, detail=f"flaky: {len(runs)} runs disagreed ({seen})", cached=False)
+        return dataclasses.replace(
+            first, verdict=Verdict.ERROR, detail=f"flaky: {len(runs)} runs disagreed ({seen})", cached=False
+        )
 
     def _run(self, real: Candidate) -> ProbeResult:
         """One run of the reproducer on ``real`` (resolved), on the executor, without the cache."""
@@ -236,15 +280,22 @@ class Engine:
             real = self.source.peek(cand)
         except XlakbError:
             return True
-        return self.cache.get(verdict_key(self.record, real, self.backend.name, find_links=self.options.find_links,
-                                          index_url=self.options.index_url)) is None
+        return (
+            self.cache.get(
+                verdict_key(
+                    self.record, real, self.backend.name, find_links=self.options.find_links, index_url=self.options.index_url
+                )
+            )
+            is None
+        )
 
     def _prepare(self, cand: Candidate) -> None:
         """Build the environment a candidate needs (used ahead of time)."""
         try:
             real = self.resolved(cand)
-            self.backend.ensure(env_spec(self.record, real, find_links=self.options.find_links,
-                                         index_url=self.options.index_url), NullProgress())
+            self.backend.ensure(
+                env_spec(self.record, real, find_links=self.options.find_links, index_url=self.options.index_url), NullProgress()
+            )
         except (XlakbError, OSError):
             pass  # ahead of time only: the probe builds it again and reports what goes wrong
 
@@ -270,15 +321,22 @@ class Engine:
         first, last = ends
         for res, name in ((first, "start"), (last, "end")):
             if res.verdict in (Verdict.UNTESTABLE, Verdict.ERROR):
-                raise XlakbError(f"the {name} {res.candidate} could not be judged ({res.verdict.value}: {res.detail})",
-                                 hint=f"choose another {name}; log: {res.log or 'none'}")
+                raise XlakbError(
+                    f"the {name} {res.candidate} could not be judged ({res.verdict.value}: {res.detail})",
+                    hint=f"choose another {name}; log: {res.log or 'none'}",
+                )
         inferred = "introduced" if last.verdict is Verdict.REPRODUCED else "fixed"
         if first.verdict is last.verdict:
-            raise XlakbError(f"the ends do not bracket a change: {first.candidate} and {last.candidate} are both {first.verdict.value}",
-                             hint="widen the range or check the reproducer")
+            raise XlakbError(
+                f"the ends do not bracket a change: {first.candidate} and {last.candidate} are both {first.verdict.value}",
+                hint="widen the range or check the reproducer",
+            )
         if direction and direction != inferred:
-            raise XlakbError(f"asked for where the bug was {direction}, but {first.candidate} is {first.verdict.value} "
-                             f"and {last.candidate} is {last.verdict.value}", hint=f"use --direction {inferred}")
+            raise XlakbError(
+                f"asked for where the bug was {direction}, but {first.candidate} is {first.verdict.value} "
+                f"and {last.candidate} is {last.verdict.value}",
+                hint=f"use --direction {inferred}",
+            )
         direction = inferred
 
         # 2. search; outcomes already known (state, cache) cost nothing
@@ -294,8 +352,11 @@ class Engine:
                     break
                 left = search.first_new - search.last_old - 1
                 steps = math.ceil(math.log2(left + 1)) if left > 0 else 0
-                self.progress.step(len(order), len(order) + steps,
-                                   f"{left} candidate(s) left, ~{steps} step(s): probing {', '.join(candidates[i].label for i in batch)}")
+                self.progress.step(
+                    len(order),
+                    len(order) + steps,
+                    f"{left} candidate(s) left, ~{steps} step(s): probing {', '.join(candidates[i].label for i in batch)}",
+                )
                 # Building ahead pays only while a probe really runs; when this batch is answered
                 # by saved or cached verdicts it would just download and install for nothing.
                 if pool is not None and any(self._will_run(candidates[i], saved) for i in batch):
@@ -317,10 +378,22 @@ class Engine:
         for res in saved.values() + order:
             used.setdefault(res.candidate, res)
         report = Report(
-            record=self.record.id, source=source, direction=direction, candidates=candidates,
-            last_old=result.last_old, first_new=result.first_new, exact=result.exact, unknown=list(result.unknown),
-            probes=list(used.values()), probes_run=self.probes_run, notes=list(self.notes), flaky=list(self.flaky), runner=self.backend.name,
-            command=self.options.command, measured_at=now(), noun=self.source.noun,
+            record=self.record.id,
+            source=source,
+            direction=direction,
+            candidates=candidates,
+            last_old=result.last_old,
+            first_new=result.first_new,
+            exact=result.exact,
+            unknown=list(result.unknown),
+            probes=list(used.values()),
+            probes_run=self.probes_run,
+            notes=list(self.notes),
+            flaky=list(self.flaky),
+            runner=self.backend.name,
+            command=self.options.command,
+            measured_at=now(),
+            noun=self.source.noun,
         )
         self.progress.step(len(used), len(used), "done")
         return report
@@ -331,5 +404,3 @@ class Engine:
             return [fn(i) for i in items]
         with cf.ThreadPoolExecutor(max_workers=min(self.options.jobs, len(items))) as ex:
             return list(ex.map(fn, items))
-
-

@@ -24,8 +24,15 @@ class NarrowStopped(XlakbError):
         self.reports = list(reports)
 
 
-def narrow(ctx: Context, opts: Mapping[str, Any] | None = None, *, start: str | None = None, end: str | None = None,
-           direction: str | None = None, chain: tuple[str, ...] = NARROW_CHAIN) -> list[Report]:
+def narrow(
+    ctx: Context,
+    opts: Mapping[str, Any] | None = None,
+    *,
+    start: str | None = None,
+    end: str | None = None,
+    direction: str | None = None,
+    chain: tuple[str, ...] = NARROW_CHAIN,
+) -> list[Report]:
     """Run the chain; one report per finished stage, every stage verifying its own ends.
 
     ``opts`` are the sources' option values by name (``nightly_version``, ``repo``...).  A stage whose
@@ -40,8 +47,10 @@ def narrow(ctx: Context, opts: Mapping[str, Any] | None = None, *, start: str | 
     engine = ctx.engine(first)
     ranges = first.ranges(engine, start, end, direction)
     if len(ranges) > 1:
-        raise XlakbError("narrowing follows one change, and the releases show two (the bug came and went): "
-                         + " ".join(engine.notes), hint="pass --direction introduced or fixed")
+        raise XlakbError(
+            "narrowing follows one change, and the releases show two (the bug came and went): " + " ".join(engine.notes),
+            hint="pass --direction introduced or fixed",
+        )
     report = engine.run(ranges[0], direction=direction)
     first.finish(report)
     reports = [report]
@@ -59,7 +68,8 @@ def narrow(ctx: Context, opts: Mapping[str, Any] | None = None, *, start: str | 
             source.finish(report)
         except XlakbError as err:
             so_far = "; ".join(r.finding() for r in reports)
-            raise NarrowStopped(f"narrowing stopped at {stage}: {err.message}; found so far: {so_far}",
-                                reports=reports, hint=hint or err.hint) from err
+            raise NarrowStopped(
+                f"narrowing stopped at {stage}: {err.message}; found so far: {so_far}", reports=reports, hint=hint or err.hint
+            ) from err
         reports.append(report)
     return reports

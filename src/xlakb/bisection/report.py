@@ -30,9 +30,16 @@ def now() -> str:
 
 
 def probe_json(p: ProbeResult) -> dict:
-    return {"candidate": p.candidate, "torch_xla": short(p.torch_xla), "torch": short(p.torch),
-            "verdict": p.verdict.value, "detail": p.detail, "duration_s": round(p.duration_s, 2),
-            "cached": p.cached, "measured_at": p.measured_at}
+    return {
+        "candidate": p.candidate,
+        "torch_xla": short(p.torch_xla),
+        "torch": short(p.torch),
+        "verdict": p.verdict.value,
+        "detail": p.detail,
+        "duration_s": round(p.duration_s, 2),
+        "cached": p.cached,
+        "measured_at": p.measured_at,
+    }
 
 
 @dataclass
@@ -46,8 +53,10 @@ class NativeEnd:
 
     def reason(self) -> str:
         shown = ", ".join(self.files[:5]) + (f" and {self.count - 5} more" if self.count > 5 else "")
-        return (f"{self.label} differs from its base build {self.base} in {self.count} native file(s) "
-                f"({shown}): its binary part is the base's")
+        return (
+            f"{self.label} differs from its base build {self.base} in {self.count} native file(s) "
+            f"({shown}): its binary part is the base's"
+        )
 
 
 @dataclass
@@ -93,8 +102,11 @@ class Report:
         if not self.exact:
             reasons.append(f"{len(self.unknown)} untestable candidate(s) between the ends of the answer")
         if self.culprit_python_only is not None:
-            reasons.append("the culprit's own diff is Python-only, which the overlay reproduces exactly" if self.culprit_python_only
-                           else "the culprit changes native code, which an overlay on a binary build cannot include")
+            reasons.append(
+                "the culprit's own diff is Python-only, which the overlay reproduces exactly"
+                if self.culprit_python_only
+                else "the culprit changes native code, which an overlay on a binary build cannot include"
+            )
         reasons += [end.reason() for end in self.native_ends]
         return reasons
 
@@ -155,15 +167,19 @@ class Report:
         if self.exact:
             lines.append(f"The change ({verb}) is in {hi.label}: {lo.label} is {old}, {hi.label} is {new}.")
         else:
-            lines.append(f"The change ({verb}) lies between {lo.label} ({old}) and {hi.label} ({new}); "
-                         f"{len(self.unknown)} candidate(s) in between could not be tested.")
+            lines.append(
+                f"The change ({verb}) lies between {lo.label} ({old}) and {hi.label} ({new}); "
+                f"{len(self.unknown)} candidate(s) in between could not be tested."
+            )
         if hi.meta.get("pr_url"):
             lines.append(f"Culprit: {hi.meta.get('subject', '')} {hi.meta['pr_url']}")
         if self.between and not self.exact:
             lines.append(f"Commits in range: {len(self.between)}")
         lines.extend(self.notes)
-        lines.append(f"Searched {len(self.candidates)} {self.noun + ' ' if self.noun else ''}candidates ({self.candidates[0].label} .. {self.candidates[-1].label}) "
-                     f"with {len(self.probes)} probes ({self.probes_run} run now, {self.runner} runner).")
+        lines.append(
+            f"Searched {len(self.candidates)} {self.noun + ' ' if self.noun else ''}candidates ({self.candidates[0].label} .. {self.candidates[-1].label}) "
+            f"with {len(self.probes)} probes ({self.probes_run} run now, {self.runner} runner)."
+        )
         reasons = self.confidence_reasons
         lines.append(f"Confidence: {self.confidence}" + (f" ({'; '.join(reasons)})" if reasons else ""))
         if self.flaky:
@@ -187,4 +203,3 @@ def save_report(root: Path, report) -> Path:
     path = results_dir(root, report.record) / report.file_name
     write_json(path, report.to_json())
     return path
-

@@ -75,8 +75,9 @@ class Source:
     def finish(self, report: Report) -> None:
         """Follow-ups on a finished report (PR annotation for commits)."""
 
-    def bisect(self, engine: Engine, start: str | None = None, end: str | None = None,
-               direction: str | None = None) -> list[Report]:
+    def bisect(
+        self, engine: Engine, start: str | None = None, end: str | None = None, direction: str | None = None
+    ) -> list[Report]:
         reports = []
         for cands in self.ranges(engine, start, end, direction):
             report = engine.run(cands, source=self.name, direction=direction)

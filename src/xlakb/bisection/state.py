@@ -20,8 +20,15 @@ from ..runner import ProbeResult, Verdict
 
 def identity(c: Candidate) -> list:
     """What a candidate installs and runs with, for the state key."""
-    return [c.label, c.torch_xla, c.torch, list(c.pins), list(c.overlay or ()),
-            c.meta.get("torch_xla_url"), c.meta.get("torch_url")] + ([list(map(list, c.settings))] if c.settings is not None else [])
+    return [
+        c.label,
+        c.torch_xla,
+        c.torch,
+        list(c.pins),
+        list(c.overlay or ()),
+        c.meta.get("torch_xla_url"),
+        c.meta.get("torch_url"),
+    ] + ([list(map(list, c.settings))] if c.settings is not None else [])
 
 
 class SavedProbes:

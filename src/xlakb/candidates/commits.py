@@ -137,7 +137,7 @@ def _glob_match(path: str, pattern: str) -> bool:
 
 
 def classify_path(path: str) -> str:
-    """"python", "irrelevant" or "native" for a repo-relative path (see :data:`PATH_RULES`;
+    """ "python", "irrelevant" or "native" for a repo-relative path (see :data:`PATH_RULES`;
     anything unmatched does not reach the compiled extension: "irrelevant")."""
     for pattern, kind, _why in PATH_RULES:
         if _glob_match(path, pattern):
@@ -156,7 +156,7 @@ class CommitInfo:
     """One commit of a first-parent line."""
 
     sha: str
-    committed: int   # committer time, seconds since the epoch
+    committed: int  # committer time, seconds since the epoch
     author: str
     subject: str
 
@@ -400,8 +400,12 @@ def _base_candidate(spec: str, opts: Mapping) -> Candidate:
     from .releases import release
 
     if spec.startswith("nightly:"):
-        return nightly_candidate(spec.removeprefix("nightly:"), versions=opts.get("nightly_version") or (),
-                                 torch_xla_url=opts.get("torch_xla_url"), torch_url=opts.get("torch_url"))
+        return nightly_candidate(
+            spec.removeprefix("nightly:"),
+            versions=opts.get("nightly_version") or (),
+            torch_xla_url=opts.get("torch_xla_url"),
+            torch_url=opts.get("torch_url"),
+        )
     return release(spec)
 
 
@@ -417,8 +421,14 @@ class CommitSource(Source):
     arguments = (
         Arg(("--repo",), {"help": "commits: path of a pytorch/xla clone"}),
         Arg(("--branch",), {"help": "commits: branch whose first-parent line is searched (default: HEAD)"}),
-        Arg(("--base",), {"action": "append", "metavar": "RELEASE|nightly:YYYY-MM-DD",
-                          "help": "commits: a binary build to lay commits over (repeatable; the nearest is used)"}),
+        Arg(
+            ("--base",),
+            {
+                "action": "append",
+                "metavar": "RELEASE|nightly:YYYY-MM-DD",
+                "help": "commits: a binary build to lay commits over (repeatable; the nearest is used)",
+            },
+        ),
     ) + NIGHTLY_ARGUMENTS  # nightly bases are named like nightlies
 
     def __init__(self, ctx, repo: str | os.PathLike, bases: list[Candidate], *, branch: str | None = None) -> None:
@@ -432,8 +442,10 @@ class CommitSource(Source):
     @classmethod
     def from_options(cls, ctx, opts):
         if not (opts.get("repo") and opts.get("base")):
-            raise XlakbError("commits need --repo, --start, --end and at least one --base",
-                             hint="e.g. --repo ../xla --start '#8609' --end '#8819' --base 2.6.0 --base 2.7.0")
+            raise XlakbError(
+                "commits need --repo, --start, --end and at least one --base",
+                hint="e.g. --repo ../xla --start '#8609' --end '#8819' --base 2.6.0 --base 2.7.0",
+            )
         return cls(ctx, opts["repo"], [_base_candidate(b, opts) for b in opts["base"]], branch=opts.get("branch"))
 
     def prepare(self) -> None:
@@ -452,8 +464,10 @@ class CommitSource(Source):
 
     def ranges(self, engine, start, end, direction):
         if not (start and end):
-            raise XlakbError("commits need --repo, --start, --end and at least one --base",
-                             hint="e.g. --repo ../xla --start '#8609' --end '#8819' --base 2.6.0 --base 2.7.0")
+            raise XlakbError(
+                "commits need --repo, --start, --end and at least one --base",
+                hint="e.g. --repo ../xla --start '#8609' --end '#8819' --base 2.6.0 --base 2.7.0",
+            )
         self.prepare()
         return [list_commits(self.repo, start, end, branch=self.branch)]
 
@@ -469,9 +483,12 @@ class CommitSource(Source):
             label = nearest_base(self.repo, sha, {k: v[1] for k, v in self.bases.items()})
             base, gitrev = self.bases[label]
             native = native_changes(self.repo, gitrev, sha)
-            meta = dict(cand.meta, base=label, base_gitrev=gitrev, native_differences=native[:50], native_difference_count=len(native))
-            hit = dataclasses.replace(cand, torch_xla=base.torch_xla, torch=base.torch, pins=base.pins,
-                                      overlay=(str(self.repo), sha), meta=meta)
+            meta = dict(
+                cand.meta, base=label, base_gitrev=gitrev, native_differences=native[:50], native_difference_count=len(native)
+            )
+            hit = dataclasses.replace(
+                cand, torch_xla=base.torch_xla, torch=base.torch, pins=base.pins, overlay=(str(self.repo), sha), meta=meta
+            )
             self._memo[sha] = hit
         return hit
 
@@ -494,15 +511,21 @@ class CommitSource(Source):
         from ..bisection.report import NativeEnd
 
         lo, hi = report.last_old, report.first_new
-        for cand in report.candidates[lo + 1: hi + 1]:
+        for cand in report.candidates[lo + 1 : hi + 1]:
             sha = cand.meta.get("sha")
             if not sha:
                 continue
-            report.between.append({
-                "sha": sha, "subject": cand.meta.get("subject", ""), "pr": cand.meta.get("pr"),
-                "url": cand.meta.get("url"), "pr_url": cand.meta.get("pr_url"), "date": cand.meta.get("date"),
-                "python_only": is_python_only(self.repo, sha),
-            })
+            report.between.append(
+                {
+                    "sha": sha,
+                    "subject": cand.meta.get("subject", ""),
+                    "pr": cand.meta.get("pr"),
+                    "url": cand.meta.get("url"),
+                    "pr_url": cand.meta.get("pr_url"),
+                    "date": cand.meta.get("date"),
+                    "python_only": is_python_only(self.repo, sha),
+                }
+            )
         culprit = report.candidates[hi]
         if report.exact and report.between and report.between[-1]["sha"] == culprit.meta.get("sha"):
             report.culprit_python_only = culprit.meta["python_only"] = report.between[-1]["python_only"]

@@ -66,12 +66,10 @@ __all__ = [
 ]
 
 DEFAULT_TORCH_XLA_URL = (
-    "https://storage.googleapis.com/pytorch-xla-releases/wheels/tpuvm/"
-    "torch_xla-{version}.dev{date}-{py}-{py}-linux_x86_64.whl"
+    "https://storage.googleapis.com/pytorch-xla-releases/wheels/tpuvm/torch_xla-{version}.dev{date}-{py}-{py}-linux_x86_64.whl"
 )
 DEFAULT_TORCH_URL = (
-    "https://download.pytorch.org/whl/nightly/cpu/"
-    "torch-{version}.dev{date}%2Bcpu-{py}-{py}-manylinux_2_28_x86_64.whl"
+    "https://download.pytorch.org/whl/nightly/cpu/torch-{version}.dev{date}%2Bcpu-{py}-{py}-manylinux_2_28_x86_64.whl"
 )
 ENV_TORCH_XLA_URL = "XLAKB_NIGHTLY_TORCH_XLA_URL"
 ENV_TORCH_URL = "XLAKB_NIGHTLY_TORCH_URL"
@@ -151,8 +149,9 @@ def url_exists(url: str, *, timeout: float = 30.0) -> tuple[bool, int | None]:
         except (urllib.error.URLError, OSError) as err:
             if isinstance(err, urllib.error.URLError) and isinstance(err.reason, FileNotFoundError):
                 return False, None  # file:// URL of an absent file
-            raise XlakbError(f"checking {url} failed: {getattr(err, 'reason', err)}",
-                             hint="check the network or the nightly URL template") from err
+            raise XlakbError(
+                f"checking {url} failed: {getattr(err, 'reason', err)}", hint="check the network or the nightly URL template"
+            ) from err
     return False, None  # pragma: no cover - the loop always returns or raises
 
 
@@ -375,8 +374,10 @@ def list_nightlies(
     if days < 2:
         raise XlakbError(f"nightly range {start}..{end} holds a single day", hint="widen the range")
     if days > max_days:
-        raise XlakbError(f"nightly range {start}..{end} spans {days} days (more than {max_days})",
-                         hint="bisect releases first to narrow the range")
+        raise XlakbError(
+            f"nightly range {start}..{end} spans {days} days (more than {max_days})",
+            hint="bisect releases first to narrow the range",
+        )
     version_list = [versions] if isinstance(versions, str) else list(versions)
     if not version_list:
         raise XlakbError("list_nightlies needs at least one torch_xla dev version (e.g. 2.7.0)")
@@ -403,14 +404,19 @@ def list_nightlies(
                 found = (version, tver, xla, torch, xla_size)
                 break
         if found is None:
-            meta.update(missing=True, why="no torch_xla wheel",
-                        torch_xla_url=format_url(xla_template, date=day, version=version_list[0], py=py))
+            meta.update(
+                missing=True,
+                why="no torch_xla wheel",
+                torch_xla_url=format_url(xla_template, date=day, version=version_list[0], py=py),
+            )
         else:
             version, tver, xla, torch, xla_size = found
             stamp = day.strftime("%Y%m%d")
             meta.update(
-                torch_xla_url=xla, torch_url=torch,
-                torch_xla_version=f"{version}.dev{stamp}", torch_version=f"{tver}.dev{stamp}",
+                torch_xla_url=xla,
+                torch_url=torch,
+                torch_xla_version=f"{version}.dev{stamp}",
+                torch_version=f"{tver}.dev{stamp}",
                 torch_xla_size=xla_size,
             )
             if check:
@@ -451,8 +457,9 @@ def fetch_nightly(candidate: Candidate, cache: WheelCache, *, progress: Progress
     return dataclasses.replace(candidate, torch_xla=str(xla), torch=str(torch), meta=new_meta)
 
 
-def nightly_candidate(date: str, *, versions: Sequence[str], torch_xla_url: str | None = None,
-                      torch_url: str | None = None) -> Candidate:
+def nightly_candidate(
+    date: str, *, versions: Sequence[str], torch_xla_url: str | None = None, torch_url: str | None = None
+) -> Candidate:
     """The nightly of one day (``YYYY-MM-DD``), e.g. a commit bisection's base ("nightly:2025-01-16")."""
     try:
         day = _dt.date.fromisoformat(date)
@@ -460,8 +467,18 @@ def nightly_candidate(date: str, *, versions: Sequence[str], torch_xla_url: str 
         raise XlakbError(f"nightly base {date!r} is not a YYYY-MM-DD date", hint="e.g. --base nightly:2025-01-16") from None
     if not versions:
         raise XlakbError(f"nightly base {date} needs --nightly-version", hint="e.g. --nightly-version 2.7.0")
-    found = [c for c in list_nightlies(day, day + _dt.timedelta(days=1), versions=list(versions), torch_xla_url=torch_xla_url,
-                                       torch_url=torch_url, progress=NullProgress()) if c.meta["date"] == day.isoformat()]
+    found = [
+        c
+        for c in list_nightlies(
+            day,
+            day + _dt.timedelta(days=1),
+            versions=list(versions),
+            torch_xla_url=torch_xla_url,
+            torch_url=torch_url,
+            progress=NullProgress(),
+        )
+        if c.meta["date"] == day.isoformat()
+    ]
     if not found:
         raise XlakbError(f"no nightly wheels for {date} (versions {', '.join(versions)})", hint="pick a day whose nightly exists")
     return found[0]
@@ -476,9 +493,15 @@ def next_minor(version: str) -> str:
 
 # --------------------------------------------------------------------------- the nightlies source
 NIGHTLY_ARGUMENTS = (
-    Arg(("--nightly-version",), {"action": "append", "metavar": "X.Y.Z",
-                                 "help": "nightlies: the dev version of the nightly wheels (repeatable, tried in order); "
-                                         "--narrow default: the first-new release and the next minor"}),
+    Arg(
+        ("--nightly-version",),
+        {
+            "action": "append",
+            "metavar": "X.Y.Z",
+            "help": "nightlies: the dev version of the nightly wheels (repeatable, tried in order); "
+            "--narrow default: the first-new release and the next minor",
+        },
+    ),
     Arg(("--torch-xla-url",), {"help": "nightlies: URL template with {date} {version} {py}"}),
     Arg(("--torch-url",), {"help": "nightlies: URL template for the matching torch"}),
 )
@@ -493,8 +516,9 @@ class NightlySource(Source):
     arguments = NIGHTLY_ARGUMENTS
     follows = "releases"
 
-    def __init__(self, ctx=None, *, versions: Sequence[str] = (), torch_xla_url: str | None = None,
-                 torch_url: str | None = None) -> None:
+    def __init__(
+        self, ctx=None, *, versions: Sequence[str] = (), torch_xla_url: str | None = None, torch_url: str | None = None
+    ) -> None:
         super().__init__(ctx)
         from ..envs import cache_dir
 
@@ -505,15 +529,31 @@ class NightlySource(Source):
 
     @classmethod
     def from_options(cls, ctx, opts):
-        return cls(ctx, versions=opts.get("nightly_version") or (), torch_xla_url=opts.get("torch_xla_url"),
-                   torch_url=opts.get("torch_url"))
+        return cls(
+            ctx,
+            versions=opts.get("nightly_version") or (),
+            torch_xla_url=opts.get("torch_xla_url"),
+            torch_url=opts.get("torch_url"),
+        )
 
     def ranges(self, engine, start, end, direction):
         if not (start and end and self.versions):
-            raise XlakbError("nightlies need --start and --end dates and --nightly-version",
-                             hint="e.g. --start 2025-01-01 --end 2025-02-01 --nightly-version 2.7.0")
-        return [list(list_nightlies(start, end, versions=self.versions, torch_xla_url=self.torch_xla_url,
-                                    torch_url=self.torch_url, progress=self.progress))]
+            raise XlakbError(
+                "nightlies need --start and --end dates and --nightly-version",
+                hint="e.g. --start 2025-01-01 --end 2025-02-01 --nightly-version 2.7.0",
+            )
+        return [
+            list(
+                list_nightlies(
+                    start,
+                    end,
+                    versions=self.versions,
+                    torch_xla_url=self.torch_xla_url,
+                    torch_url=self.torch_url,
+                    progress=self.progress,
+                )
+            )
+        ]
 
     def resolve(self, cand: Candidate) -> Candidate:
         return fetch_nightly(cand, self.wheels, progress=self.progress)
@@ -522,8 +562,9 @@ class NightlySource(Source):
         meta = cand.meta
         if cand.kind != "nightly" or meta.get("missing"):
             return self.resolve(cand)  # raises the right error
-        return dataclasses.replace(cand, torch_xla=str(self.wheels.path_for(meta["torch_xla_url"])),
-                                   torch=str(self.wheels.path_for(meta["torch_url"])))
+        return dataclasses.replace(
+            cand, torch_xla=str(self.wheels.path_for(meta["torch_xla_url"])), torch=str(self.wheels.path_for(meta["torch_url"]))
+        )
 
     @classmethod
     def after(cls, ctx, opts, report):
@@ -535,6 +576,8 @@ class NightlySource(Source):
         versions = list(opts.get("nightly_version") or ()) or list(dict.fromkeys([b.label, next_minor(b.label)]))
         source = cls(ctx, versions=versions, torch_xla_url=opts.get("torch_xla_url"), torch_url=opts.get("torch_url"))
         source.stage = f"nightlies {lo_date} .. {hi_date} (versions {', '.join(versions)})"
-        source.stop_hint = (f"the change may predate {a.label}'s release date (release branches are cut earlier), or the nightlies "
-                            "carry other versions: pass --nightly-version, or bisect --source nightlies with your own --start/--end")
+        source.stop_hint = (
+            f"the change may predate {a.label}'s release date (release branches are cut earlier), or the nightlies "
+            "carry other versions: pass --nightly-version, or bisect --source nightlies with your own --start/--end"
+        )
         return source, lo_date, hi_date

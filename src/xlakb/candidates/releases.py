@@ -99,16 +99,20 @@ def walk_back(engine: Engine, candidates: list[Candidate], end: int) -> int:
         if res.verdict in JUDGED and res.verdict is not end_res.verdict:
             return idx
         step *= 2
-    raise XlakbError(f"no candidate before {candidates[end].label} behaves differently (all are {end_res.verdict.value} or untestable)",
-                     hint="the change is older than the oldest candidate")
+    raise XlakbError(
+        f"no candidate before {candidates[end].label} behaves differently (all are {end_res.verdict.value} or untestable)",
+        hint="the change is older than the oldest candidate",
+    )
 
 
 def _testable(engine: Engine, cand: Candidate) -> bool:
     """Whether the reproducer can judge ``cand``; an error (not an untestable API) stops the search for a range."""
     res = engine.judge(cand)
     if res.verdict is Verdict.ERROR:
-        raise XlakbError(f"{cand.label} could not be judged while looking for the range ({res.detail})",
-                         hint=f"pass --start/--end, or check the reproducer; log: {res.log or 'none'}")
+        raise XlakbError(
+            f"{cand.label} could not be judged while looking for the range ({res.detail})",
+            hint=f"pass --start/--end, or check the reproducer; log: {res.log or 'none'}",
+        )
     return res.verdict in JUDGED
 
 
@@ -125,8 +129,11 @@ def _edge(engine: Engine, cands: list[Candidate], guess: int, toward: int) -> in
             if _testable(engine, cands[idx]):
                 return idx
             idx += away
-        raise XlakbError(f"the reproducer cannot run on any release from {cands[guess].label} "
-                         f"{'on' if toward == 0 else 'back'} (all untestable)", hint="check the reproducer's exit 125 rule")
+        raise XlakbError(
+            f"the reproducer cannot run on any release from {cands[guess].label} "
+            f"{'on' if toward == 0 else 'back'} (all untestable)",
+            hint="check the reproducer's exit 125 rule",
+        )
     good = guess
     if good == toward or _testable(engine, cands[toward]):
         return toward
@@ -140,8 +147,9 @@ def _edge(engine: Engine, cands: list[Candidate], guess: int, toward: int) -> in
     return good
 
 
-def release_ranges(engine: Engine, start: str | None = None, end: str | None = None,
-                   direction: str | None = None) -> list[list[Candidate]]:
+def release_ranges(
+    engine: Engine, start: str | None = None, end: str | None = None, direction: str | None = None
+) -> list[list[Candidate]]:
     """The release ranges to bisect for what the user named (each oldest first; usually one).
 
     * both ends named: that range;
@@ -171,18 +179,22 @@ def release_ranges(engine: Engine, start: str | None = None, end: str | None = N
         lo = _edge(engine, cands, guess, toward=0)
         if lo > 0:
             skipped = engine.range_probes[labels[lo - 1]]
-            engine.notes.append(f"Start moved forward to {labels[lo]}, the oldest release the reproducer runs on "
-                                f"({labels[lo - 1]} is untestable: {skipped.detail}).")
+            engine.notes.append(
+                f"Start moved forward to {labels[lo]}, the oldest release the reproducer runs on "
+                f"({labels[lo - 1]} is untestable: {skipped.detail})."
+            )
     hi = _edge(engine, cands, len(cands) - 1, toward=len(cands) - 1) if not end else len(cands) - 1
     if hi < len(cands) - 1:
         skipped = engine.range_probes[labels[hi + 1]]
-        engine.notes.append(f"End moved back to {labels[hi]}, the newest release the reproducer runs on "
-                            f"({labels[hi + 1]} is untestable: {skipped.detail}).")
+        engine.notes.append(
+            f"End moved back to {labels[hi]}, the newest release the reproducer runs on "
+            f"({labels[hi + 1]} is untestable: {skipped.detail})."
+        )
     if hi <= lo:
         raise XlakbError(f"the reproducer runs on one release only ({labels[lo]}): nothing to bisect")
     first, last = engine.judge(cands[lo]).verdict, engine.judge(cands[hi]).verdict
     if first is not last or start:  # a named start: the engine verifies the ends itself
-        return [cands[lo:hi + 1]]
+        return [cands[lo : hi + 1]]
     # the ends agree: look for a release in between that the record claims behaves otherwise
     other = Verdict.NOT_REPRODUCED if first is Verdict.REPRODUCED else Verdict.REPRODUCED
     wanted = other is Verdict.REPRODUCED
@@ -190,15 +202,19 @@ def release_ranges(engine: Engine, start: str | None = None, end: str | None = N
     if inside:
         mid = inside[len(inside) // 2]
         if engine.judge(cands[mid]).verdict is other:
-            engine.notes.append(f"{labels[lo]} and {labels[hi]} are both {first.value}; {labels[mid]} is {other.value}, "
-                                f"so the bug {'came and went' if wanted else 'went and came back'} between them.")
-            halves = [cands[lo:mid + 1], cands[mid:hi + 1]]
+            engine.notes.append(
+                f"{labels[lo]} and {labels[hi]} are both {first.value}; {labels[mid]} is {other.value}, "
+                f"so the bug {'came and went' if wanted else 'went and came back'} between them."
+            )
+            halves = [cands[lo : mid + 1], cands[mid : hi + 1]]
             if direction:
                 pick = 0 if (direction == "introduced") == wanted else 1
                 return [halves[pick]]
             return halves
     state = "shows the bug" if first is Verdict.REPRODUCED else "does not show the bug"
-    raise XlakbError(f"nothing to bisect: {labels[lo]} and {labels[hi]} are both {first.value}"
-                     + (f", and so is {labels[inside[len(inside) // 2]]}" if inside else "")
-                     + f" (every release tested {state})",
-                     hint="name a range with --start/--end, or check the record's claimed versions")
+    raise XlakbError(
+        f"nothing to bisect: {labels[lo]} and {labels[hi]} are both {first.value}"
+        + (f", and so is {labels[inside[len(inside) // 2]]}" if inside else "")
+        + f" (every release tested {state})",
+        hint="name a range with --start/--end, or check the record's claimed versions",
+    )

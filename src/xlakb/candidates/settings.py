@@ -36,7 +36,7 @@ def parse_setting(text: str, where: str) -> list[tuple[str, str]]:
     one (NAME, value) pair, or one per flag for ``XLA_FLAGS``.  ``where`` names the input in errors."""
     line = text.strip()
     if line.startswith("export "):
-        line = line[len("export "):].strip()
+        line = line[len("export ") :].strip()
     name, eq, value = line.partition("=")
     name = name.strip()
     if not eq or not _NAME.match(name):
@@ -116,8 +116,10 @@ class SettingsReport:
         if self.flaky:
             reasons.append(f"flaky configurations: {len(self.flaky)}")
         if self.unresolved:
-            reasons.append(f"{len(self.unresolved)} configuration(s) could not be judged, so the answer is minimal "
-                           "among the configurations that could")
+            reasons.append(
+                f"{len(self.unresolved)} configuration(s) could not be judged, so the answer is minimal "
+                "among the configurations that could"
+            )
         return reasons
 
     @property
@@ -166,14 +168,18 @@ class SettingsReport:
         k, n = len(self.minimal), len(self.settings)
         lines = []
         if self.minimal:
-            lines.append(f"On torch_xla {self.release} the bug needs {k} of the {n} settings: {' '.join(self.minimal)}. "
-                         f"With {'it' if k == 1 else 'them'} alone the bug shows; with no settings it does not"
-                         + (", and without any one of them it does not either." if k > 1 else "."))
+            lines.append(
+                f"On torch_xla {self.release} the bug needs {k} of the {n} settings: {' '.join(self.minimal)}. "
+                f"With {'it' if k == 1 else 'them'} alone the bug shows; with no settings it does not"
+                + (", and without any one of them it does not either." if k > 1 else ".")
+            )
         else:
             lines.append(f"On torch_xla {self.release} the bug shows with none of the {n} settings: it needs none of them.")
         lines.extend(self.notes)
-        lines.append(f"Delta debugging used {len(self.tests)} probes ({self.probes_run} run now, at most {self.bound} for "
-                     f"{n} settings, {self.runner} runner).")
+        lines.append(
+            f"Delta debugging used {len(self.tests)} probes ({self.probes_run} run now, at most {self.bound} for "
+            f"{n} settings, {self.runner} runner)."
+        )
         reasons = self.confidence_reasons
         lines.append(f"Confidence: {self.confidence}" + (f" ({'; '.join(reasons)})" if reasons else ""))
         lines.append(f"Reproduce: {self.command}")
@@ -196,11 +202,22 @@ class SettingsSource(Source):
     name = "settings"
     noun = "setting"
     arguments = (
-        Arg(("--setting",), {"action": "append", "metavar": "NAME=VALUE",
-                             "help": "settings: one setting of the failing configuration (repeatable; an XLA_FLAGS "
-                                     "value counts flag by flag); default: the record's environment.env"}),
-        Arg(("--settings-file",), {"metavar": "FILE", "help": "settings: a file of NAME=VALUE lines (# comments, "
-                                                              "'export' allowed), e.g. copied from a user's job"}),
+        Arg(
+            ("--setting",),
+            {
+                "action": "append",
+                "metavar": "NAME=VALUE",
+                "help": "settings: one setting of the failing configuration (repeatable; an XLA_FLAGS "
+                "value counts flag by flag); default: the record's environment.env",
+            },
+        ),
+        Arg(
+            ("--settings-file",),
+            {
+                "metavar": "FILE",
+                "help": "settings: a file of NAME=VALUE lines (# comments, 'export' allowed), e.g. copied from a user's job",
+            },
+        ),
         Arg(("--torch-xla",), {"metavar": "VERSION", "help": "settings: the release to run on"}),
     )
 
@@ -232,14 +249,23 @@ class SettingsSource(Source):
             return list(self.items)
         env = self.ctx.record.env_vars
         if not env:
-            raise XlakbError(f"{self.ctx.record.id}: no settings to minimize: the record's environment.env is empty",
-                             hint="pass --setting NAME=VALUE or --settings-file FILE")
+            raise XlakbError(
+                f"{self.ctx.record.id}: no settings to minimize: the record's environment.env is empty",
+                hint="pass --setting NAME=VALUE or --settings-file FILE",
+            )
         return read_settings([f"{k}={shlex.quote(v)}" for k, v in env.items()], f"{self.ctx.record.path.name} environment.env")
 
     def candidate(self, base: Candidate, items: list[tuple[str, str]]) -> Candidate:
         texts = [item_text(i) for i in items]
-        return Candidate(kind="settings", label=_label(texts), torch_xla=base.torch_xla, torch=base.torch, pins=base.pins,
-                         settings=environment(items), meta={"settings": texts, "release": base.label})
+        return Candidate(
+            kind="settings",
+            label=_label(texts),
+            torch_xla=base.torch_xla,
+            torch=base.torch,
+            pins=base.pins,
+            settings=environment(items),
+            meta={"settings": texts, "release": base.label},
+        )
 
     def bisect(self, engine, start=None, end=None, direction=None) -> list[SettingsReport]:
         from ..bisection.engine import trial_of
@@ -269,24 +295,48 @@ class SettingsSource(Source):
         ends = engine.map(probe, [tuple(range(len(items))), ()])
         for res, what in ((ends[0], "with all its settings"), (ends[1], "with no settings")):
             if res.verdict in (Verdict.UNTESTABLE, Verdict.ERROR):
-                raise XlakbError(f"{base.label} {what} could not be judged ({res.verdict.value}: {res.detail})",
-                                 hint=f"log: {res.log or 'none'}")
+                raise XlakbError(
+                    f"{base.label} {what} could not be judged ({res.verdict.value}: {res.detail})",
+                    hint=f"log: {res.log or 'none'}",
+                )
         if ends[0].verdict is not Verdict.REPRODUCED:
-            raise XlakbError(f"the failing configuration does not fail: on {base.label} with all {len(items)} settings "
-                             f"the reproducer says {ends[0].verdict.value}", hint="check the settings and the release")
-        report = dict(record=self.ctx.record.id, release=base.label, settings=texts, runner=engine.backend.name,
-                      command=engine.options.command, bound=bound)
+            raise XlakbError(
+                f"the failing configuration does not fail: on {base.label} with all {len(items)} settings "
+                f"the reproducer says {ends[0].verdict.value}",
+                hint="check the settings and the release",
+            )
+        report = dict(
+            record=self.ctx.record.id,
+            release=base.label,
+            settings=texts,
+            runner=engine.backend.name,
+            command=engine.options.command,
+            bound=bound,
+        )
         if ends[1].verdict is Verdict.REPRODUCED:
             return [SettingsReport(minimal=[], tests=tests, probes_run=engine.probes_run, measured_at=now(), **report)]
 
         def test(configs):
             done = len(tests)
-            progress.step(done, bound, f"delta debugging: {len(configs)} configuration(s) of "
-                                       f"{', '.join(str(len(c)) for c in configs)} setting(s) (at most {bound - done} probes left)")
+            progress.step(
+                done,
+                bound,
+                f"delta debugging: {len(configs)} configuration(s) of "
+                f"{', '.join(str(len(c)) for c in configs)} setting(s) (at most {bound - done} probes left)",
+            )
             return [trial_of(r.verdict) for r in engine.map(probe, list(configs))]
 
         result = ddmin(len(items), test, batch=engine.options.jobs, known={tuple(range(len(items))): Trial.FAIL})
         progress.step(len(tests), len(tests), "done")
         unresolved = [_label(t) for t, r in tests if trial_of(r.verdict) is Trial.UNRESOLVED]
-        return [SettingsReport(minimal=[texts[i] for i in result.minimal], tests=tests, probes_run=engine.probes_run,
-                               measured_at=now(), unresolved=unresolved, flaky=list(engine.flaky), **report)]
+        return [
+            SettingsReport(
+                minimal=[texts[i] for i in result.minimal],
+                tests=tests,
+                probes_run=engine.probes_run,
+                measured_at=now(),
+                unresolved=unresolved,
+                flaky=list(engine.flaky),
+                **report,
+            )
+        ]

@@ -35,12 +35,12 @@ _AGE_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 class Entry:
     """One thing in the cache that can be removed on its own."""
 
-    runner: str        # "uv" | "docker"
-    key: str           # the environment's key (EnvSpec.key), or a volume's name
-    kind: str          # "env" | "overlay" | "partial" (half-built) | "volume"
-    holds: str         # what is installed: "torch_xla==2.5.1 torch==2.5.1", "overlay of 1a2b3c4d on <key>"...
-    size: int          # bytes on disk; files linked from elsewhere are counted once over the whole listing
-    last_used: float   # seconds since the epoch
+    runner: str  # "uv" | "docker"
+    key: str  # the environment's key (EnvSpec.key), or a volume's name
+    kind: str  # "env" | "overlay" | "partial" (half-built) | "volume"
+    holds: str  # what is installed: "torch_xla==2.5.1 torch==2.5.1", "overlay of 1a2b3c4d on <key>"...
+    size: int  # bytes on disk; files linked from elsewhere are counted once over the whole listing
+    last_used: float  # seconds since the epoch
     in_use: bool
     location: str
 
@@ -157,8 +157,15 @@ def touch(path: Path) -> None:
 
 
 # -- what to prune ------------------------------------------------------------------------
-def plan_prune(entries: list[Entry], *, max_size: int | None = None, older_than: float | None = None,
-               remove_all: bool = False, now: float | None = None, keep: Iterable[str] = ()) -> list[Entry]:
+def plan_prune(
+    entries: list[Entry],
+    *,
+    max_size: int | None = None,
+    older_than: float | None = None,
+    remove_all: bool = False,
+    now: float | None = None,
+    keep: Iterable[str] = (),
+) -> list[Entry]:
     """What to remove, least recently used first: half-built leftovers; everything unused for longer than
     ``older_than`` seconds; then, while the whole cache is larger than ``max_size`` bytes, the least
     recently used.  Entries in use and keys in ``keep`` are never chosen."""
@@ -232,6 +239,8 @@ def _enforce_cap(backend, cap: int, *, keep: Iterable[str], progress) -> list[En
         return []
     removed, _ = remove_entries([backend], plan_prune(entries, max_size=cap, keep=keep))
     if removed:
-        progress.info(f"{backend.name} cache was {human_size(total)}, over its cap of {human_size(cap)} ({CAP_VARIABLE}): "
-                      f"removed {len(removed)} least recently used environment(s), {human_size(sum(e.size for e in removed))}")
+        progress.info(
+            f"{backend.name} cache was {human_size(total)}, over its cap of {human_size(cap)} ({CAP_VARIABLE}): "
+            f"removed {len(removed)} least recently used environment(s), {human_size(sum(e.size for e in removed))}"
+        )
     return removed

@@ -113,15 +113,19 @@ def connect(timeout: float = 600):
     try:
         import docker
     except ImportError as err:  # pragma: no cover - a declared dependency
-        raise XlakbError(f"the docker Python SDK is not installed: {err}", hint="pip install docker, or use --runner uv") from None
+        raise XlakbError(
+            f"the docker Python SDK is not installed: {err}", hint="pip install docker, or use --runner uv"
+        ) from None
     host = os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
     try:
         client = docker.from_env(timeout=10)  # a dead daemon must not keep us waiting long
         client.ping()
         client.api.timeout = timeout  # long operations (commit, import) once it answers
     except Exception as err:  # noqa: BLE001 - DockerException, requests' ConnectionError, OSError...
-        raise XlakbError(f"no Docker daemon answers at {host}: {_short_reason(err)}",
-                         hint="start dockerd (or Docker Desktop), or use --runner uv") from None
+        raise XlakbError(
+            f"no Docker daemon answers at {host}: {_short_reason(err)}",
+            hint="start dockerd (or Docker Desktop), or use --runner uv",
+        ) from None
     return client
 
 
@@ -189,8 +193,10 @@ class DockerBackend:
         except Exception as err:  # noqa: BLE001 - the Docker SDK raises requests' and its own errors alike: the reason is reported
             return f"the Docker daemon cannot look up image {self.image}: {_short_reason(err)}"
         if self.image.startswith("xlakb-base"):
-            return (f"the local base image {self.image} is not built "
-                    f"(python3 -m xlakb.envs.docker_image --tag {self.image} builds it)")
+            return (
+                f"the local base image {self.image} is not built "
+                f"(python3 -m xlakb.envs.docker_image --tag {self.image} builds it)"
+            )
         from .docker_image import split_tag
 
         repository, tag = split_tag(self.image)
@@ -225,7 +231,7 @@ class DockerBackend:
             raise XlakbError(
                 f"docker image {self.image} is not present and cannot be pulled: {_short_reason(err)}",
                 hint="docker pull it, set XLAKB_DOCKER_IMAGE to an image you have, or build a local one with "
-                     "python3 -m xlakb.envs.docker_image --tag xlakb-base:bookworm (then XLAKB_DOCKER_IMAGE=xlakb-base:bookworm)",
+                "python3 -m xlakb.envs.docker_image --tag xlakb-base:bookworm (then XLAKB_DOCKER_IMAGE=xlakb-base:bookworm)",
             ) from None
 
     # -- environments ---------------------------------------------------------------
@@ -261,7 +267,11 @@ class DockerBackend:
             overlay_info = json.loads(marker.read_text())
         except (OSError, ValueError):
             return None
-        if overlay_info.get("key") != spec.key() or overlay_info.get("base_image_id") != image.id or not (where / "overlay").is_dir():
+        if (
+            overlay_info.get("key") != spec.key()
+            or overlay_info.get("base_image_id") != image.id
+            or not (where / "overlay").is_dir()
+        ):
             return None
         info["overlay_dir"] = str(where / "overlay")
         return Prepared(self.name, spec.key(), spec, tag, VENV_PYTHON, (OVERLAY_DIR,), info)
@@ -289,7 +299,9 @@ class DockerBackend:
         return hit
 
     def _remove_leftovers(self, key: str, progress: Progress) -> None:
-        for container in self.client.containers.list(all=True, filters={"label": [f"{LABEL}=1", "xlakb.kind=build", f"xlakb.key={key}"]}):
+        for container in self.client.containers.list(
+            all=True, filters={"label": [f"{LABEL}=1", "xlakb.kind=build", f"xlakb.key={key}"]}
+        ):
             if container.status != "running":
                 progress.info(f"removing half-built environment container {container.short_id}")
                 try:
@@ -334,21 +346,28 @@ class DockerBackend:
             install += ["--find-links", link]
         install += requirements
         names = list(pinned_names(spec))
-        script = "\n".join([
-            "set -e",
-            f"/xlakb/bin/uv venv --quiet --python python{spec.python} {ENV_DIR}/venv",
-            _sh(install),
-            "rm -rf /xlakb/uv-cache",
-            f"chmod -R a+rX {ENV_DIR}",
-            f"echo XLAKB-HEALTH $({VENV_PYTHON} -c {_quote(_HEALTH)} {' '.join(names)})",
-            f"echo XLAKB-SITE $({VENV_PYTHON} -c 'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])')",
-        ])
+        script = "\n".join(
+            [
+                "set -e",
+                f"/xlakb/bin/uv venv --quiet --python python{spec.python} {ENV_DIR}/venv",
+                _sh(install),
+                "rm -rf /xlakb/uv-cache",
+                f"chmod -R a+rX {ENV_DIR}",
+                f"echo XLAKB-HEALTH $({VENV_PYTHON} -c {_quote(_HEALTH)} {' '.join(names)})",
+                f"echo XLAKB-SITE $({VENV_PYTHON} -c 'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])')",
+            ]
+        )
         progress.info(f"building docker environment {key} on {self.image} ({', '.join(spec.requirements)})")
         container = self.client.containers.create(
             base_image.id,
             ["sh", "-c", script],
-            environment={"UV_CACHE_DIR": "/xlakb/uv-cache", "UV_LINK_MODE": "hardlink", "UV_PYTHON_DOWNLOADS": "never",
-                         "UV_NO_PROGRESS": "1", "PATH": SYSTEM_PATH},
+            environment={
+                "UV_CACHE_DIR": "/xlakb/uv-cache",
+                "UV_LINK_MODE": "hardlink",
+                "UV_PYTHON_DOWNLOADS": "never",
+                "UV_NO_PROGRESS": "1",
+                "PATH": SYSTEM_PATH,
+            },
             network_mode="none",
             mounts=mounts,
             tmpfs={"/tmp": "rw,exec,mode=1777"},
@@ -377,7 +396,9 @@ class DockerBackend:
                 hint = None
                 if "interpreter" in reason.lower() or f"python{spec.python}" in reason:
                     hint = f"the image {self.image} has no python{spec.python}; set XLAKB_DOCKER_IMAGE to one that has"
-                raise XlakbError(f"installing {' '.join(spec.requirements)} in docker image {self.image} failed: {reason}", hint=hint)
+                raise XlakbError(
+                    f"installing {' '.join(spec.requirements)} in docker image {self.image} failed: {reason}", hint=hint
+                )
             health = re.search(r"^XLAKB-HEALTH (.*)$", output, re.MULTILINE)
             site = re.search(r"^XLAKB-SITE (.*)$", output, re.MULTILINE)
             try:
@@ -389,16 +410,30 @@ class DockerBackend:
             for name, version in pinned_names(spec).items():
                 if found.get(name) != version:
                     raise XlakbError(f"new docker environment {key}: {name} is {found.get(name)}, wanted {version}")
-            info = {"key": key, "spec": spec.describe(), "base_image": self.image, "base_image_id": base_image.id,
-                    "site_packages": site.group(1).strip(), "built_s": round(time.monotonic() - start, 2), "built_at": time.time()}
+            info = {
+                "key": key,
+                "spec": spec.describe(),
+                "base_image": self.image,
+                "base_image_id": base_image.id,
+                "site_packages": site.group(1).strip(),
+                "built_s": round(time.monotonic() - start, 2),
+                "built_at": time.time(),
+            }
             _put_file(container, ENV_DIR, MARKER, json.dumps(info, indent=2).encode())
             repository, tag = self.env_tag(spec, base_image.id).split(":", 1)
             progress.info(f"saving docker environment as {repository}:{tag}")
-            container.commit(repository=repository, tag=tag, conf={
-                "Labels": {**self._labels("env", key=key), "xlakb.base": base_image.id, "xlakb.info": json.dumps(info)},
-                "User": PROBE_USER, "WorkingDir": REPRO_DIR, "Cmd": [VENV_PYTHON], "Entrypoint": [],
-                "Env": [f"PATH={ENV_DIR}/venv/bin:{SYSTEM_PATH}", f"VIRTUAL_ENV={ENV_DIR}/venv", "HOME=/tmp", "LANG=C.UTF-8"],
-            })
+            container.commit(
+                repository=repository,
+                tag=tag,
+                conf={
+                    "Labels": {**self._labels("env", key=key), "xlakb.base": base_image.id, "xlakb.info": json.dumps(info)},
+                    "User": PROBE_USER,
+                    "WorkingDir": REPRO_DIR,
+                    "Cmd": [VENV_PYTHON],
+                    "Entrypoint": [],
+                    "Env": [f"PATH={ENV_DIR}/venv/bin:{SYSTEM_PATH}", f"VIRTUAL_ENV={ENV_DIR}/venv", "HOME=/tmp", "LANG=C.UTF-8"],
+                },
+            )
         finally:
             try:
                 container.remove(force=True, v=True)
@@ -463,8 +498,13 @@ class DockerBackend:
         sets = house / ".sets"
         sets.mkdir(parents=True, exist_ok=True)
         arch = os.uname().machine
-        what = {"requirements": list(spec.requirements), "find_links": list(spec.find_links), "index_url": spec.index_url,
-                "python": spec.python, "arch": arch}
+        what = {
+            "requirements": list(spec.requirements),
+            "find_links": list(spec.find_links),
+            "index_url": spec.index_url,
+            "python": spec.python,
+            "arch": arch,
+        }
         digest = hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:20]
         marker = sets / f"{digest}.json"
 
@@ -481,9 +521,20 @@ class DockerBackend:
             if complete():
                 return house
             before = {p.name for p in house.glob("*.whl")}
-            cmd = [*pip_command(), "download", "--disable-pip-version-check", "--progress-bar", "off",
-                   "--only-binary=:all:", "--implementation", "cp", "--python-version", spec.python,
-                   "-d", str(house)]
+            cmd = [
+                *pip_command(),
+                "download",
+                "--disable-pip-version-check",
+                "--progress-bar",
+                "off",
+                "--only-binary=:all:",
+                "--implementation",
+                "cp",
+                "--python-version",
+                spec.python,
+                "-d",
+                str(house),
+            ]
             for tag in ("manylinux_2_28", "manylinux2014", "manylinux2010", "manylinux1"):  # pip does not widen these itself
                 cmd += ["--platform", f"{tag}_{arch}"]
             if spec.index_url:
@@ -508,8 +559,10 @@ class DockerBackend:
             if result.exit_code != 0:
                 tail = [ln.strip() for ln in result.output.splitlines() if ln.strip()]
                 reason = next((ln for ln in tail if ln.startswith("ERROR:")), tail[-1] if tail else f"exit {result.exit_code}")
-                raise XlakbError(f"downloading wheels for {' '.join(spec.requirements)} failed: {reason}",
-                                 hint="check the package index is reachable, or pass --find-links with a wheelhouse")
+                raise XlakbError(
+                    f"downloading wheels for {' '.join(spec.requirements)} failed: {reason}",
+                    hint="check the package index is reachable, or pass --find-links with a wheelhouse",
+                )
             files = sorted(set(used) | ({p.name for p in house.glob("*.whl")} - before))
             tmp = marker.with_suffix(".tmp")
             tmp.write_text(json.dumps({**what, "files": files}, indent=1))
@@ -533,29 +586,54 @@ class DockerBackend:
         warm: bool = False,
     ) -> proc.RunResult:
         if warm:
-            return self._run_warm(prepared, Path(script).resolve(), env=env, timeout=timeout, log_path=log_path,
-                                  on_line=on_line, args=args)
+            return self._run_warm(
+                prepared, Path(script).resolve(), env=env, timeout=timeout, log_path=log_path, on_line=on_line, args=args
+            )
         return self._run_cold(prepared, script, env=env, timeout=timeout, log_path=log_path, on_line=on_line, args=args)
 
     def _variables(self, prepared: Prepared, env: Mapping[str, str]) -> dict[str, str]:
         """A probe's variables inside the container: the host's own ones replaced by the container's."""
         variables = {k: v for k, v in env.items() if k not in _HOST_ONLY}
-        variables.update({"PATH": f"{Path(prepared.python).parent}:{SYSTEM_PATH}", "HOME": "/tmp", "TMPDIR": "/tmp",
-                          "VIRTUAL_ENV": str(Path(prepared.python).parent.parent)})
+        variables.update(
+            {
+                "PATH": f"{Path(prepared.python).parent}:{SYSTEM_PATH}",
+                "HOME": "/tmp",
+                "TMPDIR": "/tmp",
+                "VIRTUAL_ENV": str(Path(prepared.python).parent.parent),
+            }
+        )
         if prepared.extra_path:
             variables["PYTHONPATH"] = ":".join(prepared.extra_path)
         return variables
 
     def _confinement(self) -> dict:
         """What every probe container is held to: no network, a read-only root, a non-root user, limits."""
-        return dict(user=PROBE_USER, network_mode="none", read_only=True,
-                    tmpfs={"/tmp": f"rw,nosuid,nodev,size={self.tmpfs_size},mode=1777"},
-                    mem_limit=self.mem_limit, memswap_limit=self.mem_limit, nano_cpus=int(self.cpus * 1e9),
-                    pids_limit=self.pids_limit, cap_drop=["ALL"], security_opt=["no-new-privileges"],
-                    hostname="xlakb-probe", init=True)
+        return dict(
+            user=PROBE_USER,
+            network_mode="none",
+            read_only=True,
+            tmpfs={"/tmp": f"rw,nosuid,nodev,size={self.tmpfs_size},mode=1777"},
+            mem_limit=self.mem_limit,
+            memswap_limit=self.mem_limit,
+            nano_cpus=int(self.cpus * 1e9),
+            pids_limit=self.pids_limit,
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            hostname="xlakb-probe",
+            init=True,
+        )
 
-    def _run_warm(self, prepared: Prepared, script: Path, *, env: Mapping[str, str], timeout: float, log_path: Path,
-                  on_line: Callable[[str], None] | None, args: Sequence[str]) -> proc.RunResult:
+    def _run_warm(
+        self,
+        prepared: Prepared,
+        script: Path,
+        *,
+        env: Mapping[str, str],
+        timeout: float,
+        log_path: Path,
+        on_line: Callable[[str], None] | None,
+        args: Sequence[str],
+    ) -> proc.RunResult:
         """A probe forked from a server in one long-lived container per environment (and import-time settings),
         held to the same confinement as a cold probe's container (see :mod:`xlakb.envs.warm`)."""
         from . import warm as warm_start
@@ -565,18 +643,43 @@ class DockerBackend:
         variables = self._variables(prepared, env)
 
         def start(folder: Path) -> _WarmContainer:
-            return _WarmContainer(self, prepared, warm_start.server_env(_release(prepared.spec), variables), folder,
-                                  warm_start.pool().idle, warm_start.PRELOAD)
+            return _WarmContainer(
+                self,
+                prepared,
+                warm_start.server_env(_release(prepared.spec), variables),
+                folder,
+                warm_start.pool().idle,
+                warm_start.PRELOAD,
+            )
 
         def cold() -> proc.RunResult:
             return self._run_cold(prepared, script, env=env, timeout=timeout, log_path=log_path, on_line=on_line, args=args)
 
-        return warm_start.pool().run(f"docker:{prepared.location}", script, args=args, env=variables,
-                                     release=_release(prepared.spec), cwd=script.parent, timeout=timeout,
-                                     log_path=log_path, on_line=on_line, cold=cold, start=start)
+        return warm_start.pool().run(
+            f"docker:{prepared.location}",
+            script,
+            args=args,
+            env=variables,
+            release=_release(prepared.spec),
+            cwd=script.parent,
+            timeout=timeout,
+            log_path=log_path,
+            on_line=on_line,
+            cold=cold,
+            start=start,
+        )
 
-    def _run_cold(self, prepared: Prepared, script: Path, *, env: Mapping[str, str], timeout: float, log_path: Path,
-                  on_line: Callable[[str], None] | None, args: Sequence[str]) -> proc.RunResult:
+    def _run_cold(
+        self,
+        prepared: Prepared,
+        script: Path,
+        *,
+        env: Mapping[str, str],
+        timeout: float,
+        log_path: Path,
+        on_line: Callable[[str], None] | None,
+        args: Sequence[str],
+    ) -> proc.RunResult:
         import docker.errors
 
         script = Path(script).resolve()
@@ -605,7 +708,9 @@ class DockerBackend:
                     **self._confinement(),  # init: the reproducer is not PID 1, signals behave as on the host
                 )
             except docker.errors.ImageNotFound:
-                raise XlakbError(f"docker environment image {prepared.location} is gone", hint="run the command again to rebuild it") from None
+                raise XlakbError(
+                    f"docker environment image {prepared.location} is gone", hint="run the command again to rebuild it"
+                ) from None
             except docker.errors.APIError as err:
                 raise XlakbError(f"cannot create the probe container: {err.explanation or err}") from None
             log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -631,12 +736,21 @@ class DockerBackend:
             output = b"".join(chunks).decode("utf-8", "replace")
             if status is not None and 128 < status < 128 + 65:
                 status = 128 - status  # the init (tini) reports a child killed by signal N as 128+N; uv's runner says -N
-            return proc.RunResult(argv=argv, exit_code=status, timed_out=status is None, duration_s=duration,
-                                  output=output, log_path=log_path, note=note)
+            return proc.RunResult(
+                argv=argv,
+                exit_code=status,
+                timed_out=status is None,
+                duration_s=duration,
+                output=output,
+                log_path=log_path,
+                note=note,
+            )
         finally:
             shutil.rmtree(stage, ignore_errors=True)
 
-    def _wait(self, container, timeout: float, on_line: Callable[[str], None] | None, log) -> tuple[int | None, list[bytes], float]:
+    def _wait(
+        self, container, timeout: float, on_line: Callable[[str], None] | None, log
+    ) -> tuple[int | None, list[bytes], float]:
         """Start ``container``, stream its output, wait up to ``timeout`` s from its start.
 
         Returns (exit status, or None on timeout; the output; seconds from start to exit or kill)."""
@@ -676,7 +790,9 @@ class DockerBackend:
         try:
             container.start()
         except docker.errors.APIError as err:
-            raise XlakbError(f"cannot start a container from {container.image.tags or container.image.id}: {_short_reason(err)}") from None
+            raise XlakbError(
+                f"cannot start a container from {container.image.tags or container.image.id}: {_short_reason(err)}"
+            ) from None
         started = time.monotonic()
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
@@ -767,8 +883,18 @@ class DockerBackend:
                     base_sizes[base_id] = 0
             size = max(0, int(image.attrs.get("Size", 0)) - base_sizes[base_id])
             holds = " ".join(_short_req(r) for r in (info.get("spec") or {}).get("requirements", []))
-            out.append(Entry(self.name, key, "env", holds or "(unknown)", size, self._last_used(key, info.get("built_at")),
-                             self._busy(key), (image.tags or [image.id])[0]))
+            out.append(
+                Entry(
+                    self.name,
+                    key,
+                    "env",
+                    holds or "(unknown)",
+                    size,
+                    self._last_used(key, info.get("built_at")),
+                    self._busy(key),
+                    (image.tags or [image.id])[0],
+                )
+            )
         if self.root.is_dir():
             for where in sorted(p for p in self.root.iterdir() if p.is_dir() and p.name not in ("used",)):
                 try:
@@ -777,11 +903,21 @@ class DockerBackend:
                     info = None
                 spec = (info or {}).get("spec") or {}
                 kind = "overlay" if info else "partial"
-                holds = (f"torch_xla/*.py of {spec['overlay'][1][:10]}" if info and spec.get("overlay")
-                         else "(half-built, no marker)")
-                out.append(Entry(self.name, where.name, kind, holds, disk_usage(where, seen),
-                                 self._last_used(where.name, (info or {}).get("built_at") or where.stat().st_mtime),
-                                 self._busy(where.name), str(where)))
+                holds = (
+                    f"torch_xla/*.py of {spec['overlay'][1][:10]}" if info and spec.get("overlay") else "(half-built, no marker)"
+                )
+                out.append(
+                    Entry(
+                        self.name,
+                        where.name,
+                        kind,
+                        holds,
+                        disk_usage(where, seen),
+                        self._last_used(where.name, (info or {}).get("built_at") or where.stat().st_mtime),
+                        self._busy(where.name),
+                        str(where),
+                    )
+                )
         try:
             volumes = {v["Name"]: v for v in (self.client.df().get("Volumes") or [])}
         except Exception:  # noqa: BLE001 - the Docker SDK raises requests' and its own errors alike: the reason is reported
@@ -789,9 +925,18 @@ class DockerBackend:
         for volume in self.client.volumes.list(filters={"label": f"{LABEL}=1"}):
             usage = (volumes.get(volume.name) or {}).get("UsageData") or {}
             created = volume.attrs.get("CreatedAt", "")
-            out.append(Entry(self.name, f"volume:{volume.name}", "volume", f"docker volume {volume.name}",
-                             max(0, int(usage.get("Size", 0) or 0)), self._last_used(f"volume:{volume.name}", _epoch(created)),
-                             int(usage.get("RefCount", 0) or 0) > 0, volume.name))
+            out.append(
+                Entry(
+                    self.name,
+                    f"volume:{volume.name}",
+                    "volume",
+                    f"docker volume {volume.name}",
+                    max(0, int(usage.get("Size", 0) or 0)),
+                    self._last_used(f"volume:{volume.name}", _epoch(created)),
+                    int(usage.get("RefCount", 0) or 0) > 0,
+                    volume.name,
+                )
+            )
         return out
 
     def _last_used(self, key: str, fallback: float | None) -> float:
@@ -802,7 +947,8 @@ class DockerBackend:
 
     def _busy(self, key: str) -> bool:
         return is_in_use(self.cache, self.name, key) or bool(
-            self.client.containers.list(filters={"label": [f"{LABEL}=1", "xlakb.kind=probe", f"xlakb.key={key}"]}))
+            self.client.containers.list(filters={"label": [f"{LABEL}=1", "xlakb.kind=probe", f"xlakb.key={key}"]})
+        )
 
 
 def _epoch(stamp: str) -> float:
@@ -856,8 +1002,10 @@ def pip_command() -> list[str]:
     import importlib.util
 
     if importlib.util.find_spec("pip") is None:
-        raise XlakbError(f"pip, a dependency of xlakb, is missing from {sys.prefix}; the Docker runner downloads wheels with it",
-                         hint="reinstall xlakb with its dependencies (pip install xlakb / uv pip install xlakb), or use --runner uv")
+        raise XlakbError(
+            f"pip, a dependency of xlakb, is missing from {sys.prefix}; the Docker runner downloads wheels with it",
+            hint="reinstall xlakb with its dependencies (pip install xlakb / uv pip install xlakb), or use --runner uv",
+        )
     return [sys.executable, "-m", "pip"]
 
 
@@ -874,8 +1022,15 @@ class _WarmContainer:
 
     exclusive = True
 
-    def __init__(self, backend: DockerBackend, prepared: Prepared, env: Mapping[str, str], folder: Path, idle: float,
-                 preload: Sequence[str]):
+    def __init__(
+        self,
+        backend: DockerBackend,
+        prepared: Prepared,
+        env: Mapping[str, str],
+        folder: Path,
+        idle: float,
+        preload: Sequence[str],
+    ):
         from importlib import resources
 
         import docker.errors
@@ -893,10 +1048,25 @@ class _WarmContainer:
         try:
             self.container = backend.client.containers.run(
                 prepared.location,
-                [prepared.python, f"{WARM_DIR}/warm_server.py", "--socket", f"{WARM_DIR}/s", "--preload",
-                 ",".join(preload), "--idle", str(idle), "--contained", "1"],
-                environment=dict(env), working_dir=WARM_DIR, mounts=mounts, detach=True,
-                labels=backend._labels("warm", key=prepared.key), **backend._confinement())
+                [
+                    prepared.python,
+                    f"{WARM_DIR}/warm_server.py",
+                    "--socket",
+                    f"{WARM_DIR}/s",
+                    "--preload",
+                    ",".join(preload),
+                    "--idle",
+                    str(idle),
+                    "--contained",
+                    "1",
+                ],
+                environment=dict(env),
+                working_dir=WARM_DIR,
+                mounts=mounts,
+                detach=True,
+                labels=backend._labels("warm", key=prepared.key),
+                **backend._confinement(),
+            )
         except docker.errors.APIError as err:
             raise XlakbError(f"cannot start a warm server container: {err.explanation or err}") from None
 
@@ -955,8 +1125,16 @@ class _WarmContainer:
             return f"killed: out of memory (limit {_human(self.backend.mem_limit)})"
         return ""
 
-    def run(self, script: Path, args: Sequence[str], env: Mapping[str, str], cwd: Path, timeout: float,
-            log_path: Path, become: Mapping[str, str] | None = None):
+    def run(
+        self,
+        script: Path,
+        args: Sequence[str],
+        env: Mapping[str, str],
+        cwd: Path,
+        timeout: float,
+        log_path: Path,
+        become: Mapping[str, str] | None = None,
+    ):
         from .warm import request
 
         if become:  # a container holds one environment: the pool never asks it to be another
@@ -971,8 +1149,19 @@ class _WarmContainer:
             (run / "log").touch()
             os.chmod(run / "log", 0o666)  # the only file the probe may write outside /tmp: its own output
             inside = f"{WARM_DIR}/run/{run.name}"
-            reply = request(self.socket, {"script": f"{inside}/{script.name}", "args": list(args), "env": dict(env),
-                                          "cwd": inside, "log": f"{inside}/log"}, timeout, self.kill, self.python)
+            reply = request(
+                self.socket,
+                {
+                    "script": f"{inside}/{script.name}",
+                    "args": list(args),
+                    "env": dict(env),
+                    "cwd": inside,
+                    "log": f"{inside}/log",
+                },
+                timeout,
+                self.kill,
+                self.python,
+            )
         finally:
             log_path.parent.mkdir(parents=True, exist_ok=True)
             if (run / "log").exists():

@@ -36,7 +36,11 @@ LABELS = {"xlakb": "1", "xlakb.kind": "base"}
 def apt_mirror(suite: str = DEFAULT_SUITE, sources: Path = Path("/etc/apt")) -> str:
     """The Debian mirror the host's apt sources use for ``suite`` (not its -security or -updates)."""
     candidates: list[tuple[str, list[str]]] = []  # (uri, suites)
-    files = [sources / "sources.list"] + sorted((sources / "sources.list.d").glob("*.list")) + sorted((sources / "sources.list.d").glob("*.sources"))
+    files = (
+        [sources / "sources.list"]
+        + sorted((sources / "sources.list.d").glob("*.list"))
+        + sorted((sources / "sources.list.d").glob("*.sources"))
+    )
     for path in files:
         try:
             text = path.read_text()
@@ -72,8 +76,15 @@ def split_tag(tag: str) -> tuple[str, str]:
     return tag, "latest"
 
 
-def build_base_image(tag: str = DEFAULT_TAG, progress: Progress | None = None, *, client=None,
-                     suite: str = DEFAULT_SUITE, mirror: str | None = None, rebuild: bool = False) -> str:
+def build_base_image(
+    tag: str = DEFAULT_TAG,
+    progress: Progress | None = None,
+    *,
+    client=None,
+    suite: str = DEFAULT_SUITE,
+    mirror: str | None = None,
+    rebuild: bool = False,
+) -> str:
     """Make the local base image ``tag`` unless it exists; return its image id."""
     import docker
     import docker.errors
@@ -87,11 +98,15 @@ def build_base_image(tag: str = DEFAULT_TAG, progress: Progress | None = None, *
             pass
     debootstrap = shutil.which("debootstrap") or ("/usr/sbin/debootstrap" if os.path.exists("/usr/sbin/debootstrap") else None)
     if debootstrap is None:
-        raise XlakbError(f"docker image {tag} is missing and cannot be built: debootstrap is not installed",
-                         hint="apt-get install debootstrap, or set XLAKB_DOCKER_IMAGE to an image you have")
+        raise XlakbError(
+            f"docker image {tag} is missing and cannot be built: debootstrap is not installed",
+            hint="apt-get install debootstrap, or set XLAKB_DOCKER_IMAGE to an image you have",
+        )
     if os.geteuid() != 0:
-        raise XlakbError(f"docker image {tag} is missing and cannot be built: debootstrap needs root",
-                         hint="run .ci/setup-docker.sh as root, or set XLAKB_DOCKER_IMAGE to an image you have")
+        raise XlakbError(
+            f"docker image {tag} is missing and cannot be built: debootstrap needs root",
+            hint="run .ci/setup-docker.sh as root, or set XLAKB_DOCKER_IMAGE to an image you have",
+        )
     mirror = mirror or apt_mirror(suite)
     progress.info(f"building base image {tag}: debootstrap {suite} from {mirror}")
     with tempfile.TemporaryDirectory(prefix="xlakb-rootfs-") as tmp:
@@ -107,22 +122,29 @@ def build_base_image(tag: str = DEFAULT_TAG, progress: Progress | None = None, *
         if result.exit_code != 0:
             tail = [ln for ln in result.output.splitlines() if ln.strip()]
             reason = tail[-1] if tail else f"exit {result.exit_code}"
-            raise XlakbError(f"docker image {tag} could not be built: debootstrap {suite} from {mirror} failed: {reason}",
-                             hint="check the apt mirror is reachable, or set XLAKB_DOCKER_IMAGE to an image you have")
+            raise XlakbError(
+                f"docker image {tag} could not be built: debootstrap {suite} from {mirror} failed: {reason}",
+                hint="check the apt mirror is reachable, or set XLAKB_DOCKER_IMAGE to an image you have",
+            )
         for junk in ("var/cache/apt/archives", "var/lib/apt/lists"):
             for item in (rootfs / junk).glob("*"):
                 if item.is_file():
                     item.unlink()
         try:
-            version = subprocess.run(["chroot", str(rootfs), "python3", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-                                     capture_output=True, text=True).stdout.strip()
+            version = subprocess.run(
+                ["chroot", str(rootfs), "python3", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                capture_output=True,
+                text=True,
+            ).stdout.strip()
         except OSError:
             version = ""
         progress.info(f"importing the root filesystem into docker as {tag} (python {version or '?'})")
         tarball = Path(tmp) / "rootfs.tar"
         packed = proc.run(["tar", "--numeric-owner", "-C", str(rootfs), "-cf", str(tarball), "."])
         if packed.exit_code != 0:
-            raise XlakbError(f"docker image {tag} could not be built: tar of the root filesystem failed: {packed.output.strip()[-200:]}")
+            raise XlakbError(
+                f"docker image {tag} could not be built: tar of the root filesystem failed: {packed.output.strip()[-200:]}"
+            )
         repository, name_tag = split_tag(tag)
         changes = [f"LABEL {k}={v}" for k, v in LABELS.items()] + [
             f"LABEL xlakb.python={version}" if version else "LABEL xlakb.python=unknown",
@@ -147,7 +169,9 @@ def _main(argv: list[str] | None = None) -> int:  # the one place in this module
         def info(self, message: str) -> None:
             print(f"  {message}", flush=True)
 
-    parser = argparse.ArgumentParser(prog="python3 -m xlakb.envs.docker_image", description="build the local Docker base image for xlakb")
+    parser = argparse.ArgumentParser(
+        prog="python3 -m xlakb.envs.docker_image", description="build the local Docker base image for xlakb"
+    )
     parser.add_argument("--tag", default=os.environ.get("XLAKB_DOCKER_IMAGE") or DEFAULT_TAG)
     parser.add_argument("--suite", default=DEFAULT_SUITE)
     parser.add_argument("--mirror", help="Debian mirror (default: the one in the host's apt sources)")

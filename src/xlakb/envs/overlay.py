@@ -91,7 +91,10 @@ def overlay_commit(
         os.chmod(tmp, 0o755)  # mkdtemp makes it private; other users (containers) read it
         pkg = tmp / "torch_xla"
         shutil.copytree(
-            base, pkg, symlinks=True, copy_function=_link_or_copy,
+            base,
+            pkg,
+            symlinks=True,
+            copy_function=_link_or_copy,
             ignore=shutil.ignore_patterns("__pycache__"),
         )
         keep_set = {k.replace(os.sep, "/") for k in keep}

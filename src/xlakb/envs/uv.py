@@ -71,7 +71,9 @@ def find_python(version: str) -> str:
     found = shutil.which(f"python{version}")
     if found:
         return found
-    raise XlakbError(f"no Python {version} interpreter found", hint=f"install python{version} or set environment.python in the record")
+    raise XlakbError(
+        f"no Python {version} interpreter found", hint=f"install python{version} or set environment.python in the record"
+    )
 
 
 def pinned_names(spec: EnvSpec) -> dict[str, str]:
@@ -178,7 +180,12 @@ class UvBackend:
             cmd += list(spec.requirements)
             self._uv(cmd, env, progress)
         self._health_check(spec, where)
-        info = {"key": spec.key(), "spec": spec.describe(), "built_s": round(time.monotonic() - start, 2), "built_at": time.time()}
+        info = {
+            "key": spec.key(),
+            "spec": spec.describe(),
+            "built_s": round(time.monotonic() - start, 2),
+            "built_at": time.time(),
+        }
         tmp = where / (MARKER + ".tmp")
         tmp.write_text(json.dumps(info, indent=2))
         os.replace(tmp, where / MARKER)
@@ -196,24 +203,31 @@ class UvBackend:
 
         result = proc.run(cmd, env=env, on_line=relay)
         if result.exit_code != 0:
-            lines = [ln.strip(" ×╰─▶│") .strip() for ln in result.output.splitlines() if ln.strip()]
+            lines = [ln.strip(" ×╰─▶│").strip() for ln in result.output.splitlines() if ln.strip()]
             lines = [ln.removeprefix("cause:").strip() for ln in lines]
             because = next((i for i, ln in enumerate(lines) if ln.startswith("Because")), None)
             if because is not None:  # uv wraps its explanation over several lines: join the sentence
                 sentence = [lines[because]]
-                for ln in lines[because + 1:]:
+                for ln in lines[because + 1 :]:
                     if ln.startswith(("hint:", "help:", "error:", "warning:")):
                         break
                     sentence.append(ln)
                 reason = " ".join(sentence)
             else:
-                reason = next((ln for ln in lines if ln.startswith("error:")), None) \
-                    or (lines[-1] if lines else f"exit {result.exit_code}")
-            what = "installing " + " ".join(a for a in cmd if "==" in a or a.endswith(".whl")) if "install" in cmd else "creating the virtualenv"
+                reason = next((ln for ln in lines if ln.startswith("error:")), None) or (
+                    lines[-1] if lines else f"exit {result.exit_code}"
+                )
+            what = (
+                "installing " + " ".join(a for a in cmd if "==" in a or a.endswith(".whl"))
+                if "install" in cmd
+                else "creating the virtualenv"
+            )
             raise XlakbError(f"{what} failed: {reason}")
 
     def _package_dir(self, prepared: Prepared, package: str) -> Path:
-        result = proc.run([prepared.python, "-c", f"import importlib.util as u; print(u.find_spec('{package}').submodule_search_locations[0])"])
+        result = proc.run(
+            [prepared.python, "-c", f"import importlib.util as u; print(u.find_spec('{package}').submodule_search_locations[0])"]
+        )
         if result.exit_code != 0:
             raise XlakbError(f"{package} is not importable in environment {prepared.key}")
         return Path(result.output.strip().splitlines()[-1])
@@ -247,14 +261,30 @@ class UvBackend:
         full = _full_env(prepared, env)
 
         def cold() -> proc.RunResult:
-            return proc.run([prepared.python, str(script), *args], env=full, cwd=script.parent, timeout=timeout,
-                            log_path=log_path, on_line=on_line)
+            return proc.run(
+                [prepared.python, str(script), *args],
+                env=full,
+                cwd=script.parent,
+                timeout=timeout,
+                log_path=log_path,
+                on_line=on_line,
+            )
 
         if not warm:
             return cold()
-        return pool().run(prepared.python, script, args=args, env=full, release=_release(prepared.spec),
-                          cwd=script.parent, timeout=timeout, log_path=log_path, on_line=on_line, cold=cold,
-                          host=self.host(prepared, full))
+        return pool().run(
+            prepared.python,
+            script,
+            args=args,
+            env=full,
+            release=_release(prepared.spec),
+            cwd=script.parent,
+            timeout=timeout,
+            log_path=log_path,
+            on_line=on_line,
+            cold=cold,
+            host=self.host(prepared, full),
+        )
 
     def prestart(self, prepared: Prepared, env: Mapping[str, str]) -> None:
         full = _full_env(prepared, env)
@@ -288,7 +318,7 @@ class UvBackend:
         venv, extras = known
         host_env = dict(env)
         host_env["VIRTUAL_ENV"] = str(venv)
-        host_env["PATH"] = str(venv / "bin") + env.get("PATH", "")[len(str(mine / "bin")):]
+        host_env["PATH"] = str(venv / "bin") + env.get("PATH", "")[len(str(mine / "bin")) :]
         return Host(str(venv / "bin" / "python"), host_env, str(mine), prepared.python, extras)
 
     def _find_host(self, prepared: Prepared, mine: Path) -> tuple[Path, tuple] | None:
@@ -302,9 +332,13 @@ class UvBackend:
             except (OSError, ValueError):
                 continue
             reqs = set(other.get("requirements") or ())
-            if (other.get("overlay") or other.get("python") != spec.python
-                    or tuple(other.get("find_links") or ()) != tuple(spec.find_links)
-                    or other.get("index_url") != spec.index_url or not reqs < set(spec.requirements)):
+            if (
+                other.get("overlay")
+                or other.get("python") != spec.python
+                or tuple(other.get("find_links") or ()) != tuple(spec.find_links)
+                or other.get("index_url") != spec.index_url
+                or not reqs < set(spec.requirements)
+            ):
                 continue
             options.append((len(reqs), marker.parent.name))
         for _, key in sorted(options):
@@ -363,8 +397,9 @@ class UvBackend:
             if info is None:
                 kind, holds = "partial", "(half-built, no marker)"
             elif spec.get("overlay"):
-                base = EnvSpec(spec["python"], tuple(spec["requirements"]), tuple(spec.get("find_links") or ()),
-                               spec.get("index_url")).key()
+                base = EnvSpec(
+                    spec["python"], tuple(spec["requirements"]), tuple(spec.get("find_links") or ()), spec.get("index_url")
+                ).key()
                 kind, holds = "overlay", f"torch_xla/*.py of {spec['overlay'][1][:10]} over {base}"
             else:
                 kind, holds = "env", " ".join(_short_req(r) for r in spec.get("requirements", []))
@@ -375,8 +410,18 @@ class UvBackend:
                     last = (info or {}).get("built_at") or where.stat().st_mtime
                 except FileNotFoundError:  # removed while being listed (another command's pruning)
                     continue
-            out.append(Entry(self.name, key, kind, holds, disk_usage(where, seen), float(last),
-                             is_in_use(self.cache, self.name, key), str(where)))
+            out.append(
+                Entry(
+                    self.name,
+                    key,
+                    kind,
+                    holds,
+                    disk_usage(where, seen),
+                    float(last),
+                    is_in_use(self.cache, self.name, key),
+                    str(where),
+                )
+            )
         return out
 
 

@@ -55,8 +55,18 @@ from ..proc import RunResult, kill_group
 SERVER = "warm_server.py"
 PRELOAD = ("torch", "torch_xla")
 #: variables a server is always started with when the probe has them (how Python itself behaves)
-INTERPRETER = ("PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PYTHONPATH", "PATH", "HOME",
-               "LANG", "LC_ALL", "VIRTUAL_ENV", "TMPDIR")
+INTERPRETER = (
+    "PYTHONUNBUFFERED",
+    "PYTHONDONTWRITEBYTECODE",
+    "PYTHONHASHSEED",
+    "PYTHONPATH",
+    "PATH",
+    "HOME",
+    "LANG",
+    "LC_ALL",
+    "VIRTUAL_ENV",
+    "TMPDIR",
+)
 
 
 def enabled() -> bool:
@@ -133,7 +143,7 @@ def site_dists(site: Path) -> dict[str, Dist]:
                 meta.setdefault(key.strip().lower(), value.strip())
         except OSError:
             pass
-        stem = info.name[:-len(".dist-info")]
+        stem = info.name[: -len(".dist-info")]
         name = meta.get("name") or stem.rpartition("-")[0] or stem
         version = meta.get("version") or stem.rpartition("-")[2]
         tops, pth = set(), False
@@ -155,8 +165,7 @@ def site_dists(site: Path) -> dict[str, Dist]:
                 tops.add(top)
         groups = ()
         try:
-            groups = tuple(sorted(re.findall(r"^\[([^\]]+)\]", (info / "entry_points.txt").read_text("utf-8", "replace"),
-                                             re.M)))
+            groups = tuple(sorted(re.findall(r"^\[([^\]]+)\]", (info / "entry_points.txt").read_text("utf-8", "replace"), re.M)))
         except OSError:
             pass
         out[canonicalize_name(name)] = Dist(canonicalize_name(name), version, tuple(sorted(tops)), pth, groups)
@@ -202,8 +211,10 @@ def refusal(view: Mapping, extras: Sequence[Dist]) -> str | None:
         if dist.name in metadata:
             return f"its import read the metadata of {dist.name}"
         if "*" in metadata and set(dist.groups) - set(SCRIPT_GROUPS):
-            return (f"its import walked the distributions' entry points, and {dist.name} declares "
-                    f"{', '.join(sorted(set(dist.groups) - set(SCRIPT_GROUPS)))}")
+            return (
+                f"its import walked the distributions' entry points, and {dist.name} declares "
+                f"{', '.join(sorted(set(dist.groups) - set(SCRIPT_GROUPS)))}"
+            )
         if dist.pth:
             return f"{dist.name} installs a .pth file, which an interpreter runs when it starts"
     return None
@@ -224,10 +235,27 @@ class WarmServer:
         self.ready = False
         self.view: dict = {}
         script = resources.files("xlakb") / "data" / SERVER
-        argv = [python, str(script), "--socket", str(self.socket), "--preload", ",".join(preload),
-                "--idle", str(idle), "--parent", str(os.getpid())]
-        self.proc = subprocess.Popen(argv, env=dict(env), stdout=subprocess.PIPE, stderr=open(self.log, "wb"),
-                                     stdin=subprocess.DEVNULL, cwd=str(folder), start_new_session=True)
+        argv = [
+            python,
+            str(script),
+            "--socket",
+            str(self.socket),
+            "--preload",
+            ",".join(preload),
+            "--idle",
+            str(idle),
+            "--parent",
+            str(os.getpid()),
+        ]
+        self.proc = subprocess.Popen(
+            argv,
+            env=dict(env),
+            stdout=subprocess.PIPE,
+            stderr=open(self.log, "wb"),
+            stdin=subprocess.DEVNULL,
+            cwd=str(folder),
+            start_new_session=True,
+        )
 
     def wait_ready(self, timeout: float) -> None:
         """Block until the server has imported and listens; XlakbError with its reason when it will not."""
@@ -275,8 +303,16 @@ class WarmServer:
         """What the runner knows more of a probe that ended with ``code`` (a container: an out-of-memory kill)."""
         return ""
 
-    def run(self, script: Path, args: Sequence[str], env: Mapping[str, str], cwd: Path, timeout: float,
-            log_path: Path, become: Mapping[str, str] | None = None) -> Reply:
+    def run(
+        self,
+        script: Path,
+        args: Sequence[str],
+        env: Mapping[str, str],
+        cwd: Path,
+        timeout: float,
+        log_path: Path,
+        become: Mapping[str, str] | None = None,
+    ) -> Reply:
         """One probe (``become``: the prefix and executable of the environment the child is to be)."""
         probe = {"script": str(script), "args": list(args), "env": dict(env), "cwd": str(cwd), "log": str(log_path)}
         if become:
@@ -389,8 +425,14 @@ class WarmPool:
     side by side; an exclusive one (a container's) one at a time, so a second probe on the same key starts a
     second server."""
 
-    def __init__(self, root: Path | None = None, idle: float = 300.0, preload: Sequence[str] = PRELOAD,
-                 start_timeout: float = 300.0, max_servers: int | None = None):
+    def __init__(
+        self,
+        root: Path | None = None,
+        idle: float = 300.0,
+        preload: Sequence[str] = PRELOAD,
+        start_timeout: float = 300.0,
+        max_servers: int | None = None,
+    ):
         self._own_root = root is None
         self.root = Path(root or tempfile.mkdtemp(prefix="xlakb-warm-"))
         self.idle = idle
@@ -398,9 +440,9 @@ class WarmPool:
         self.start_timeout = start_timeout
         self.max_servers = max_servers or _max_servers()
         self.servers: dict[str, list[WarmServer]] = {}
-        self.busy: dict[int, int] = {}      # id(server) -> probes running on it
-        self.used: dict[int, float] = {}    # id(server) -> when it last finished a probe
-        self.cold: dict[str, str] = {}      # key -> why this interpreter runs cold
+        self.busy: dict[int, int] = {}  # id(server) -> probes running on it
+        self.used: dict[int, float] = {}  # id(server) -> when it last finished a probe
+        self.cold: dict[str, str] = {}  # key -> why this interpreter runs cold
         self.refused: dict[tuple, str] = {}  # (host's key, environment prefix) -> why that host cannot serve it
         self.lock = threading.Lock()
         self.key_locks: dict[str, threading.Lock] = {}
@@ -425,8 +467,9 @@ class WarmPool:
                 return srv
         return None
 
-    def acquire(self, python: str, env: Mapping[str, str], start: Callable[[Path], WarmServer] | None = None
-                ) -> WarmServer | None:
+    def acquire(
+        self, python: str, env: Mapping[str, str], start: Callable[[Path], WarmServer] | None = None
+    ) -> WarmServer | None:
         """A server for this interpreter and import-time environment, marked busy (give it back with
         :meth:`release`): a free one, or one started now by ``start`` (a folder in, a server out; default a
         process of this machine). None when this interpreter runs cold (its server failed to start)."""
@@ -477,7 +520,7 @@ class WarmPool:
         with self.lock:
             everyone = [s for group in self.servers.values() for s in group]
             idle = sorted((s for s in everyone if not self.busy.get(id(s))), key=lambda s: self.used.get(id(s), 0))
-            extra = idle[:max(0, len(everyone) - self.max_servers)]
+            extra = idle[: max(0, len(everyone) - self.max_servers)]
             for group in self.servers.values():
                 group[:] = [s for s in group if s not in extra]
         for srv in extra:
@@ -488,8 +531,9 @@ class WarmPool:
         """How many servers this pool has started."""
         return self._count
 
-    def _hosted(self, host: Host, release: str | None, start: Callable[[Path], WarmServer] | None
-                ) -> tuple[WarmServer | None, dict | None]:
+    def _hosted(
+        self, host: Host, release: str | None, start: Callable[[Path], WarmServer] | None
+    ) -> tuple[WarmServer | None, dict | None]:
         """The host's server, marked busy, and what the child is to become, when its import could not have seen
         what the probe's environment adds (:func:`refusal`); else (None, None), remembered per environment."""
         host_env = server_env(release, host.env)
@@ -508,10 +552,22 @@ class WarmPool:
             return None, None
         return srv, {"prefix": host.prefix, "executable": host.executable}
 
-    def run(self, python: str, script: Path, *, args: Sequence[str], env: Mapping[str, str], release: str | None,
-            cwd: Path, timeout: float, log_path: Path, on_line: Callable[[str], None] | None = None,
-            cold: Callable[[], RunResult], start: Callable[[Path], WarmServer] | None = None,
-            host: Host | None = None) -> RunResult:
+    def run(
+        self,
+        python: str,
+        script: Path,
+        *,
+        args: Sequence[str],
+        env: Mapping[str, str],
+        release: str | None,
+        cwd: Path,
+        timeout: float,
+        log_path: Path,
+        on_line: Callable[[str], None] | None = None,
+        cold: Callable[[], RunResult],
+        start: Callable[[Path], WarmServer] | None = None,
+        host: Host | None = None,
+    ) -> RunResult:
         """Run the probe warm (forked from ``host``'s server where it may stand for this environment, else from
         this interpreter's own), or call ``cold`` when this interpreter cannot be warmed."""
         srv, become = self._hosted(host, release, start) if host is not None else (None, None)
@@ -533,9 +589,16 @@ class WarmPool:
         if on_line is not None:
             for line in output.splitlines():
                 on_line(line)
-        return RunResult(argv=(python, str(script), *args), exit_code=reply.exit_code, timed_out=reply.timed_out,
-                         duration_s=reply.duration_s, output=output, log_path=log_path,
-                         note=note or srv.note(reply.exit_code, reply.info), warm=True)
+        return RunResult(
+            argv=(python, str(script), *args),
+            exit_code=reply.exit_code,
+            timed_out=reply.timed_out,
+            duration_s=reply.duration_s,
+            output=output,
+            log_path=log_path,
+            note=note or srv.note(reply.exit_code, reply.info),
+            warm=True,
+        )
 
     def close(self) -> None:
         with self.lock:
@@ -625,8 +688,9 @@ with open(os.environ["XLAKB_GETENV_LOG"], "a") as f:
 """
 
 
-def scan_import_time(python: str, env: Mapping[str, str], preload: Sequence[str] = PRELOAD, cc: str = "gcc"
-                     ) -> tuple[list[str], list[str]]:
+def scan_import_time(
+    python: str, env: Mapping[str, str], preload: Sequence[str] = PRELOAD, cc: str = "gcc"
+) -> tuple[list[str], list[str]]:
     """What ``python`` reads of its environment while it imports ``preload`` (as a server does: with
     :data:`SERVER_DEFAULTS`): the variables read by name, from C/C++ (``getenv``, through a preloaded shim
     built with ``cc``) and Python (``os.environ``), and the files that walk the whole environment (whose
@@ -636,20 +700,24 @@ def scan_import_time(python: str, env: Mapping[str, str], preload: Sequence[str]
         shim_c = Path(tmp) / "getenv_log.c"
         shim = Path(tmp) / "getenv_log.so"
         shim_c.write_text(_GETENV_SHIM)
-        built = subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(shim), str(shim_c), "-ldl"], capture_output=True,
-                               text=True)
+        built = subprocess.run(
+            [cc, "-shared", "-fPIC", "-O1", "-o", str(shim), str(shim_c), "-ldl"], capture_output=True, text=True
+        )
         if built.returncode != 0:
-            raise XlakbError(f"cannot build the getenv shim with {cc}: {built.stderr.strip()[:200]}",
-                             hint="install a C compiler (apt-get install gcc)")
+            raise XlakbError(
+                f"cannot build the getenv shim with {cc}: {built.stderr.strip()[:200]}",
+                hint="install a C compiler (apt-get install gcc)",
+            )
         log = Path(tmp) / "names"
         run_env = {**SERVER_DEFAULTS, **env, "LD_PRELOAD": str(shim), "XLAKB_GETENV_LOG": str(log)}
-        done = subprocess.run([python, "-c", _PY_WATCH, ",".join(preload)], env=run_env, capture_output=True, text=True,
-                              timeout=600)
+        done = subprocess.run(
+            [python, "-c", _PY_WATCH, ",".join(preload)], env=run_env, capture_output=True, text=True, timeout=600
+        )
         if done.returncode != 0:
             raise XlakbError(f"{python}: importing {', '.join(preload)} failed: {done.stderr.strip()[-300:]}")
         lines = [n.strip() for n in log.read_text().splitlines() if n.strip()] if log.exists() else []
     names = {n for n in lines if not n.startswith("walker: ")} - {"XLAKB_GETENV_LOG", "LD_PRELOAD"}
-    return sorted(names), sorted({n[len("walker: "):] for n in lines if n.startswith("walker: ")})
+    return sorted(names), sorted({n[len("walker: ") :] for n in lines if n.startswith("walker: ")})
 
 
 def unreviewed_walkers(found: Sequence[str]) -> list[str]:
@@ -667,7 +735,7 @@ def write_import_time(found: Mapping[str, Sequence[str]], path: Path | None = No
     data = yaml.safe_load(text) or {}
     releases = dict(data.get("releases") or {})
     releases.update({v: sorted(set(n)) for v, n in found.items()})
-    head = text[:text.index("unmeasured_prefixes:")] if "unmeasured_prefixes:" in text else ""
+    head = text[: text.index("unmeasured_prefixes:")] if "unmeasured_prefixes:" in text else ""
     body = yaml.safe_dump({"unmeasured_prefixes": data.get("unmeasured_prefixes") or []}, default_flow_style=None, width=200)
     if data.get("walkers"):
         body += "walkers:\n" + "".join(f"  {w}: [{', '.join(ps)}]\n" for w, ps in sorted(data["walkers"].items()))
@@ -675,7 +743,7 @@ def write_import_time(found: Mapping[str, Sequence[str]], path: Path | None = No
     def order(v: str) -> tuple:
         return tuple(int(x) for x in v.split("."))
 
-    lines = [f"  \"{v}\": [{', '.join(json.dumps(n) for n in releases[v])}]" for v in sorted(releases, key=order)]
+    lines = [f'  "{v}": [{", ".join(json.dumps(n) for n in releases[v])}]' for v in sorted(releases, key=order)]
     path.write_text(head + body + "releases:\n" + "\n".join(lines) + "\n", "utf-8")
     import_time_table.cache_clear()
     return path

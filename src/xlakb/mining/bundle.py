@@ -33,8 +33,10 @@ def clone_path() -> Path:
     """The pytorch/xla clone mined records take their tests from: ``$XLAKB_XLA_REPO``."""
     raw = os.environ.get("XLAKB_XLA_REPO", "").strip()
     if not raw:
-        raise XlakbError("a mined record's test comes from a pytorch/xla clone, and XLAKB_XLA_REPO is not set",
-                         hint="git clone https://github.com/pytorch/xla and export XLAKB_XLA_REPO=/path/to/xla")
+        raise XlakbError(
+            "a mined record's test comes from a pytorch/xla clone, and XLAKB_XLA_REPO is not set",
+            hint="git clone https://github.com/pytorch/xla and export XLAKB_XLA_REPO=/path/to/xla",
+        )
     path = Path(raw).expanduser()
     if not path.exists():
         raise XlakbError(f"XLAKB_XLA_REPO={raw}: no such folder", hint="point it at a pytorch/xla clone")
@@ -70,8 +72,7 @@ def bundle(trigger: dict, cache: Path, repo: Path | None = None) -> tuple[Path, 
             for tree in TREES:
                 export_tree(repo, commit, tree, tmp, missing_ok=tree != "test")
             (tmp / RUNNER).write_bytes(runner_bytes())
-            (tmp / MARKER).write_text(json.dumps({"repo": trigger.get("repo"), "commit": commit,
-                                                  "trees": list(TREES)}) + "\n")
+            (tmp / MARKER).write_text(json.dumps({"repo": trigger.get("repo"), "commit": commit, "trees": list(TREES)}) + "\n")
             for p in [tmp, *tmp.rglob("*")]:  # readable by a container's user whatever the host's umask
                 if not p.is_symlink():  # (examples/ holds links to docs: not followed, not changed)
                     os.chmod(p, 0o755 if p.is_dir() else 0o644)
@@ -81,8 +82,10 @@ def bundle(trigger: dict, cache: Path, repo: Path | None = None) -> tuple[Path, 
                 shutil.rmtree(tmp, ignore_errors=True)
         except OSError as err:  # a probe's error, with what failed, not the end of a batch
             shutil.rmtree(tmp, ignore_errors=True)
-            raise XlakbError(f"cannot make the test bundle of pytorch/xla {commit[:10]} under {dest.parent}: {err}",
-                             hint="check the disk space and permissions of the cache folder") from None
+            raise XlakbError(
+                f"cannot make the test bundle of pytorch/xla {commit[:10]} under {dest.parent}: {err}",
+                hint="check the disk space and permissions of the cache folder",
+            ) from None
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise

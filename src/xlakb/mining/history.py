@@ -96,8 +96,9 @@ def _log(r, *args: str) -> list[Commit]:
     commits = []
     for chunk in out.split(SEP)[1:]:
         sha, date, subject, body, files = (chunk.split(FSEP) + [""] * 5)[:5]
-        commits.append(Commit(sha, subject.strip(), body.strip(), date,
-                              tuple(f for f in files.strip().splitlines() if f.strip())))
+        commits.append(
+            Commit(sha, subject.strip(), body.strip(), date, tuple(f for f in files.strip().splitlines() if f.strip()))
+        )
     return commits
 
 
@@ -132,8 +133,7 @@ def _patch_id(r, sha: str) -> str | None:
     diff = subprocess.run(["git", f"--git-dir={r.git_dir}", "show", "--format=", sha], capture_output=True)
     if diff.returncode != 0 or not diff.stdout:
         return None
-    pid = subprocess.run(["git", f"--git-dir={r.git_dir}", "patch-id", "--stable"], input=diff.stdout,
-                         capture_output=True)
+    pid = subprocess.run(["git", f"--git-dir={r.git_dir}", "patch-id", "--stable"], input=diff.stdout, capture_output=True)
     out = pid.stdout.decode().split()
     return out[0] if out else None
 
@@ -159,9 +159,14 @@ def reverts(history: History) -> dict[str, Commit]:
             quoted = _norm_subject(m.group(1))  # punctuation, PR numbers and a GitHub ellipsis left out
             cut = bool(re.search(r"(?:\u2026|\.\.\.)\s*\"?(?:\s*\(#\d+\))*\s*$", c.subject))
             for old in reversed(seen):
-                if (sha and old.sha.startswith(sha.group(1))) or (old.pr is not None and old.pr in prs) or (
-                        len(quoted) > 8 and (_norm_subject(old.subject) == quoted
-                                             or (cut and _norm_subject(old.subject).startswith(quoted)))):
+                if (
+                    (sha and old.sha.startswith(sha.group(1)))
+                    or (old.pr is not None and old.pr in prs)
+                    or (
+                        len(quoted) > 8
+                        and (_norm_subject(old.subject) == quoted or (cut and _norm_subject(old.subject).startswith(quoted)))
+                    )
+                ):
                     target = old
                     break
             if target is not None and target.sha not in out:
@@ -296,12 +301,12 @@ def export_tree(repo, commit: str, prefix: str, dest: Path, missing_ok: bool = F
     if missing_ok and show_tree(r, commit, prefix) is None:
         dest.mkdir(parents=True, exist_ok=True)
         return dest
-    done = subprocess.run(["git", f"--git-dir={r.git_dir}", "archive", "--format=tar", commit, prefix],
-                          capture_output=True)
+    done = subprocess.run(["git", f"--git-dir={r.git_dir}", "archive", "--format=tar", commit, prefix], capture_output=True)
     if done.returncode != 0:
-        raise XlakbError(f"cannot read {prefix} at {commit[:10]} from {repo_path(r)}: "
-                         f"{done.stderr.decode('utf-8', 'replace').strip()[:200]}",
-                         hint="fetch the commit into the clone (git fetch origin <sha>)")
+        raise XlakbError(
+            f"cannot read {prefix} at {commit[:10]} from {repo_path(r)}: {done.stderr.decode('utf-8', 'replace').strip()[:200]}",
+            hint="fetch the commit into the clone (git fetch origin <sha>)",
+        )
     dest.mkdir(parents=True, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(done.stdout)) as tar:
         tar.extractall(dest, filter="data")

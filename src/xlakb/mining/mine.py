@@ -42,8 +42,14 @@ REVIEW = Path("mined") / "review.yaml"
 #: (imported by upstream's test_operations.py) and dynamo's guards import it
 TEST_PACKAGES = ("expecttest", "absl-py", "pytest", "setuptools")
 #: a test file importing one of these needs what the release environments do not have
-HEAVY_IMPORTS = {"jax": "jax", "torchax": "torchax", "tensorflow": "tensorflow", "transformers": "transformers",
-                 "requests": "network", "libtpu": "tpu"}
+HEAVY_IMPORTS = {
+    "jax": "jax",
+    "torchax": "torchax",
+    "tensorflow": "tensorflow",
+    "transformers": "transformers",
+    "requests": "network",
+    "libtpu": "tpu",
+}
 OUTCOMES = ("proved", "passes-before", "fails-after", "untestable", "error", "excluded", "pending")
 
 
@@ -68,7 +74,7 @@ class Mined:
     reason: str = ""
     verdicts: dict = field(default_factory=dict)  # release -> [verdict, detail]
     failure: str = ""  # the XLAKB-TRIGGER line measured before the fix
-    record: str = ""   # the record made of it, or the existing record it proves again
+    record: str = ""  # the record made of it, or the existing record it proves again
     test_commit: str = ""  # where the test is taken from, when not the fix (the first fixed release's tag)
     triage: str = ""  # of its record: "signatures" (taken from its measured failure) or "none" (nothing to take)
     kind: str = ""  # of a proved one: "bug", "limitation" or "neither" (see kinds in data/mine_rules.yaml)
@@ -82,8 +88,13 @@ class Mined:
 
     @property
     def trigger(self) -> dict:
-        return {"repo": "pytorch/xla", "commit": self.test_commit or self.commit, "path": self.path, "test": self.test,
-                "line": self.line}
+        return {
+            "repo": "pytorch/xla",
+            "commit": self.test_commit or self.commit,
+            "path": self.path,
+            "test": self.test,
+            "line": self.line,
+        }
 
 
 def _imports(source: str) -> set[str]:
@@ -122,8 +133,7 @@ def _imports_at_load(source: str) -> set[str]:
     def guarded(node: ast.Try) -> bool:
         for h in node.handlers:
             caught = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
-            if h.type is None or any(getattr(t, "id", "") in ("ImportError", "ModuleNotFoundError", "Exception")
-                                     for t in caught):
+            if h.type is None or any(getattr(t, "id", "") in ("ImportError", "ModuleNotFoundError", "Exception") for t in caught):
                 return True
         return False
 
@@ -190,6 +200,7 @@ def find(repo, start: str, end: str, published: list[str], progress: Progress | 
         if r is None or first is None or Version(first) > Version(release) or depth > 4:
             return None
         return None if reverted_in(r.sha, release, depth + 1) else r
+
     out: list[Mined] = []
     for n, c in enumerate(hist.commits):
         progress.step(n, len(hist.commits), f"{c.sha[:10]} {c.subject[:60]}")
@@ -210,8 +221,14 @@ def find(repo, start: str, end: str, published: list[str], progress: Progress | 
             continue
         revert = reverted_in(c.sha, fixed)
         if revert is not None:
-            out.append(Mined(**base, status="excluded", reason=f"reverted by \"{revert.subject[:80]}\" before {fixed} "
-                             "shipped it: the fix that shipped is a later commit (its re-land)"))
+            out.append(
+                Mined(
+                    **base,
+                    status="excluded",
+                    reason=f'reverted by "{revert.subject[:80]}" before {fixed} '
+                    "shipped it: the fix that shipped is a later commit (its re-land)",
+                )
+            )
             continue
         script = history.show_file(repo, c.sha, "test/run_tests.sh") or ""
         found = 0
@@ -272,8 +289,9 @@ def load_review(root: Path) -> dict[int, dict]:
         if not isinstance(entry, dict) or not isinstance(entry.get("pr"), int):
             raise XlakbError(f"{REVIEW}: reviews[{n}]: each entry names its fix (pr: N)")
         if entry.get("kind") not in triggers.KINDS:
-            raise XlakbError(f"{REVIEW}: reviews[{n}] (#{entry['pr']}): kind {entry.get('kind')!r} is not one of "
-                             f"{', '.join(triggers.KINDS)}")
+            raise XlakbError(
+                f"{REVIEW}: reviews[{n}] (#{entry['pr']}): kind {entry.get('kind')!r} is not one of {', '.join(triggers.KINDS)}"
+            )
         if not str(entry.get("reason") or "").strip():
             raise XlakbError(f"{REVIEW}: reviews[{n}] (#{entry['pr']}): a decision says why (reason)")
         out.setdefault(entry["pr"], []).append(entry)
@@ -323,8 +341,7 @@ def probe_record(root: Path, m: Mined, timeout: int = 300) -> Record:
         "id": "mined-probe-" + hashlib.sha256(m.key.encode()).hexdigest()[:16],
         "source": "mined",
         "environment": {"hardware": "cpu", "devices": devices, "env": env, "packages": list(m.packages)},
-        "reproducer": {"trigger": m.trigger, "fidelity": "exact", "timeout": timeout,
-                       "signatures": [signature_for(m.test)]},
+        "reproducer": {"trigger": m.trigger, "fidelity": "exact", "timeout": timeout, "signatures": [signature_for(m.test)]},
         "versions": {"affected": f"<{m.fixed_in}"},
     }
     return Record(root / "mined" / "drafts" / f"{data['id']}.yaml", data)
@@ -350,8 +367,15 @@ def judge(m: Mined) -> tuple[str, str]:
     return "proved", f"fails on {m.before} ({bd}), passes on {m.fixed_in}"
 
 
-def prove(root: Path, rows: list[Mined], backend, *, progress: Progress | None = None,
-          on_row: Callable[[Mined], None] | None = None, **batch) -> int:
+def prove(
+    root: Path,
+    rows: list[Mined],
+    backend,
+    *,
+    progress: Progress | None = None,
+    on_row: Callable[[Mined], None] | None = None,
+    **batch,
+) -> int:
     """Probe every pending candidate of ``rows`` on the release before its fix and the first with it, and set
     its status as the verdicts arrive (``on_row`` is called with each decided row). ``batch``: the options of
     :func:`xlakb.matrix.run_batch` (jobs, executor, cache, find_links, index_url). Returns the number of probes
@@ -422,8 +446,10 @@ def load_table(root: Path) -> list[Mined]:
         data = json.loads(path.read_text("utf-8"))
         return [Mined(**row) for row in data["candidates"]]
     except (ValueError, KeyError, TypeError) as err:
-        raise XlakbError(f"{path}: not a table of mined candidates ({err})",
-                         hint="it is written by xlakb mine; restore it from git or remove it to start over") from None
+        raise XlakbError(
+            f"{path}: not a table of mined candidates ({err})",
+            hint="it is written by xlakb mine; restore it from git or remove it to start over",
+        ) from None
 
 
 def save_table(root: Path, rows: list[Mined], meta: dict) -> Path:
@@ -433,8 +459,11 @@ def save_table(root: Path, rows: list[Mined], meta: dict) -> Path:
     counts: dict[str, int] = {}
     for m in rows:
         counts[m.status] = counts.get(m.status, 0) + 1
-    body = {**meta, "counts": dict(sorted(counts.items())),
-            "candidates": [asdict(m) for m in sorted(rows, key=lambda m: (m.date, m.key))]}
+    body = {
+        **meta,
+        "counts": dict(sorted(counts.items())),
+        "candidates": [asdict(m) for m in sorted(rows, key=lambda m: (m.date, m.key))],
+    }
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(body, indent=1, ensure_ascii=False, sort_keys=False) + "\n", "utf-8")
     tmp.replace(path)
@@ -449,8 +478,13 @@ def merge(old: list[Mined], new: list[Mined]) -> list[Mined]:
     for m in new:
         before = kept.get(m.key)
         if before is not None and before.status not in ("pending", "excluded") and m.status == "pending":
-            m.status, m.reason, m.verdicts, m.failure, m.record = (before.status, before.reason, before.verdicts,
-                                                                   before.failure, before.record)
+            m.status, m.reason, m.verdicts, m.failure, m.record = (
+                before.status,
+                before.reason,
+                before.verdicts,
+                before.failure,
+                before.record,
+            )
             m.test_commit, m.line = before.test_commit, before.line if before.test_commit else m.line
             m.triage = before.triage
         out.append(m)
@@ -458,10 +492,20 @@ def merge(old: list[Mined], new: list[Mined]) -> list[Mined]:
 
 
 # -- records ----------------------------------------------------------------------------------------------
-COMPONENTS = (("test/spmd/", "spmd"), ("test/dynamo/", "dynamo"), ("test/pjrt/", "runtime"), ("test/ds/", "dynamic-shape"),
-              ("test/debug_tool", "debug"), ("test/test_mp_", "distributed"), ("test/distributed", "distributed"),
-              ("test/eager", "eager"), ("test/scan", "scan"), ("test/test_autocast", "amp"), ("test/stablehlo", "stablehlo"),
-              ("test/", "ops"))
+COMPONENTS = (
+    ("test/spmd/", "spmd"),
+    ("test/dynamo/", "dynamo"),
+    ("test/pjrt/", "runtime"),
+    ("test/ds/", "dynamic-shape"),
+    ("test/debug_tool", "debug"),
+    ("test/test_mp_", "distributed"),
+    ("test/distributed", "distributed"),
+    ("test/eager", "eager"),
+    ("test/scan", "scan"),
+    ("test/test_autocast", "amp"),
+    ("test/stablehlo", "stablehlo"),
+    ("test/", "ops"),
+)
 
 
 def record_id(m: Mined) -> str:
@@ -495,36 +539,49 @@ def record_for(m: Mined, reproduced: list[str]) -> dict:
     data = {
         "id": record_id(m),
         "source": "mined",
-        "title": {"en": f"{subject} (upstream test {m.test.split('.')[-1]} fails before {pr})",
-                  "zh": f"{subject}（上游测试 {m.test.split('.')[-1]} 在 {pr} 之前失败）"},
+        "title": {
+            "en": f"{subject} (upstream test {m.test.split('.')[-1]} fails before {pr})",
+            "zh": f"{subject}（上游测试 {m.test.split('.')[-1]} 在 {pr} 之前失败）",
+        },
         "summary": {
-            "en": (f"The upstream regression test {m.test} in {m.path}, added or changed by {pr} (\"{subject}\"), "
-                   f"fails on torch_xla {span_en} and passes from {m.fixed_in} on, as measured on CPU with the "
-                   f"release wheels. The failure before the fix: {shown}"),
-            "zh": (f"{pr}（“{subject}”）新增或修改了 {m.path} 中的上游回归测试 {m.test}。在 CPU 上用发布的 wheel "
-                   f"实测：它在 torch_xla {span_zh} 上失败，从 {m.fixed_in} 起通过。修复前的失败信息：{shown}"),
+            "en": (
+                f'The upstream regression test {m.test} in {m.path}, added or changed by {pr} ("{subject}"), '
+                f"fails on torch_xla {span_en} and passes from {m.fixed_in} on, as measured on CPU with the "
+                f"release wheels. The failure before the fix: {shown}"
+            ),
+            "zh": (
+                f"{pr}（“{subject}”）新增或修改了 {m.path} 中的上游回归测试 {m.test}。在 CPU 上用发布的 wheel "
+                f"实测：它在 torch_xla {span_zh} 上失败，从 {m.fixed_in} 起通过。修复前的失败信息：{shown}"
+            ),
         },
         "symptoms": {"en": [f"{m.test} fails: {shown}"], "zh": [f"{m.test} 失败：{shown}"]},
         "root_cause": {
-            "en": (f"Not yet written up by a person. The fix is {pr}, \"{subject}\"; its diff shows the cause. This "
-                   f"record was mined from that fix and its test by xlakb mine."),
-            "zh": (f"尚无人撰写详细分析。修复是 {pr}（“{subject}”），其改动说明了原因。本记录由 xlakb mine 从该修复及其"
-                   f"测试自动挖掘而来。"),
+            "en": (
+                f'Not yet written up by a person. The fix is {pr}, "{subject}"; its diff shows the cause. This '
+                f"record was mined from that fix and its test by xlakb mine."
+            ),
+            "zh": (
+                f"尚无人撰写详细分析。修复是 {pr}（“{subject}”），其改动说明了原因。本记录由 xlakb mine 从该修复及其"
+                f"测试自动挖掘而来。"
+            ),
         },
-        "workaround": {"en": f"Upgrade to torch_xla {m.fixed_in} or later.",
-                       "zh": f"升级到 torch_xla {m.fixed_in} 或更高版本。"},
+        "workaround": {"en": f"Upgrade to torch_xla {m.fixed_in} or later.", "zh": f"升级到 torch_xla {m.fixed_in} 或更高版本。"},
         "status": "fixed",
         "component": component,
         "tags": ["mined", m.cls],
-        "upstream": {"repo": "pytorch/xla", "issues": [], **({"fixed_by": [m.pr]} if m.pr else {}),
-                     "links": [link]},
-        "environment": {"hardware": "cpu", "devices": devices, **({"env": env} if env else {}),
-                        "packages": list(m.packages)},
-        "reproducer": {"trigger": m.trigger, "fidelity": "exact", "timeout": 300,
-                       "signatures": [signature_for(m.test)]},
+        "upstream": {"repo": "pytorch/xla", "issues": [], **({"fixed_by": [m.pr]} if m.pr else {}), "links": [link]},
+        "environment": {"hardware": "cpu", "devices": devices, **({"env": env} if env else {}), "packages": list(m.packages)},
+        "reproducer": {"trigger": m.trigger, "fidelity": "exact", "timeout": 300, "signatures": [signature_for(m.test)]},
         "versions": {"affected": _spec(reproduced, m.fixed_in), "fixed_in": m.fixed_in},
-        "mined": {"commit": m.commit, **({"pr": m.pr} if m.pr else {}), "subject": m.subject, "date": m.date,
-                  "class": m.cls, "shipped": m.shipped, "draft": True},
+        "mined": {
+            "commit": m.commit,
+            **({"pr": m.pr} if m.pr else {}),
+            "subject": m.subject,
+            "date": m.date,
+            "class": m.cls,
+            "shipped": m.shipped,
+            "draft": True,
+        },
     }
     return data
 
@@ -537,8 +594,11 @@ def triage_signatures(log: str) -> list[dict]:
     bug (an assertion of the test, a generic RuntimeError): such a record is not offered to triage."""
     log = _failure_block(log)
     log = "\n".join(ln for ln in log.splitlines() if not ln.startswith("XLAKB-TRIGGER "))  # our runner's summary
-    sigs = [s for s in signatures_from_log(log) if set(s) & {"message", "check", "frame"}
-            and not str(s.get("message", "")).startswith("AssertionError")]  # the test's own assertion
+    sigs = [
+        s
+        for s in signatures_from_log(log)
+        if set(s) & {"message", "check", "frame"} and not str(s.get("message", "")).startswith("AssertionError")
+    ]  # the test's own assertion
     return sigs if any("message" not in s for s in sigs) else []
 
 
@@ -585,8 +645,7 @@ def reproduced_span(rows: Sequence[dict], m: Mined) -> tuple[list[str], str]:
     after = [v for key, v, verdict in order if key >= Version(m.fixed_in) and verdict == "reproduced"]
     if after:
         return failed, f"fails again on {', '.join(after)}, after the fix"
-    inside = [v for key, v, verdict in order
-              if Version(failed[0]) <= key <= Version(failed[-1]) and verdict == "not-reproduced"]
+    inside = [v for key, v, verdict in order if Version(failed[0]) <= key <= Version(failed[-1]) and verdict == "not-reproduced"]
     if inside:
         return failed, f"passes on {', '.join(inside)} between releases where it fails"
     return failed, ""
@@ -615,12 +674,24 @@ class Outcome:
     rows: list[Mined]
     written: list[str] = field(default_factory=list)
     attached: list[tuple[str, str]] = field(default_factory=list)  # (record id, "agrees" or the disagreement)
-    left: list[tuple[str, str]] = field(default_factory=list)      # (candidate key, why no record)
+    left: list[tuple[str, str]] = field(default_factory=list)  # (candidate key, why no record)
     signed: list[str] = field(default_factory=list)  # records given triage signatures from a measured failure
 
 
-def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress | None = None, limit: int | None = None,
-        find_only: bool = False, records: bool = True, retry: tuple[str, ...] = (), **batch) -> Outcome:
+def run(
+    root: Path,
+    repo,
+    start: str,
+    end: str,
+    backend,
+    *,
+    progress: Progress | None = None,
+    limit: int | None = None,
+    find_only: bool = False,
+    records: bool = True,
+    retry: tuple[str, ...] = (),
+    **batch,
+) -> Outcome:
     """``xlakb mine``: find the candidates (kept in ``mined/candidates.json`` with what earlier runs measured),
     prove the pending ones (at most ``limit``), and make a record of each proved one that no record covers
     (its 12-release matrix and release bisection measured) or attach the proof to the record that does.
@@ -649,8 +720,14 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
     todo = [m for m in rows if m.status == "pending"][:limit] if limit else [m for m in rows if m.status == "pending"]
     progress.info(f"{len(todo)} candidate test(s) to prove, two probes each")
     started, spent = time.time(), []
-    account = {"date": time.strftime("%Y-%m-%d", time.gmtime(started)), "candidates": len(rows),
-               "proved_now": 0, "records_now": 0, "probes": 0, "seconds": 0}
+    account = {
+        "date": time.strftime("%Y-%m-%d", time.gmtime(started)),
+        "candidates": len(rows),
+        "proved_now": 0,
+        "records_now": 0,
+        "probes": 0,
+        "seconds": 0,
+    }
     meta["last_run"] = account
 
     def tally() -> None:
@@ -659,10 +736,11 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
     spent.append(prove(root, todo, backend, progress=progress, on_row=lambda m: save_table(root, rows, meta), **batch))
     again = retry_at_release(repo, todo)
     if again:
-        progress.info(f"{len(again)} test(s) need an API the release before the fix lacks: trying them as the "
-                      "first fixed release ships them")
-        spent.append(prove(root, again, backend, progress=progress, on_row=lambda m: save_table(root, rows, meta),
-                           **batch))
+        progress.info(
+            f"{len(again)} test(s) need an API the release before the fix lacks: trying them as the "
+            "first fixed release ships them"
+        )
+        spent.append(prove(root, again, backend, progress=progress, on_row=lambda m: save_table(root, rows, meta), **batch))
     account["proved_now"] = sum(1 for m in todo if m.status == "proved")
     judge_kinds(root, repo, rows)
     tally()
@@ -699,8 +777,7 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
                 out.attached.append((rec.id, attach_proof(root, rec, m)))
             m.record = covering[m.key][0].id
             continue
-        made = make_record(root, m, backend, progress=progress, spent=spent,
-                           results=by_record.get(new[m.key].id), **batch)
+        made = make_record(root, m, backend, progress=progress, spent=spent, results=by_record.get(new[m.key].id), **batch)
         if made is None:
             out.left.append((m.key, m.reason))
         else:
@@ -712,8 +789,10 @@ def run(root: Path, repo, start: str, end: str, backend, *, progress: Progress |
         owner = same.get(m.key)
         if owner is not None and owner.status == "proved" and owner.record:
             m.record = owner.record
-            m.reason = (f"{m.reason}; the same copy of the test proves {owner.subject[:60]} too (both changed it "
-                        f"before {m.fixed_in}): one bug, recorded once, in {owner.record}")
+            m.reason = (
+                f"{m.reason}; the same copy of the test proves {owner.subject[:60]} too (both changed it "
+                f"before {m.fixed_in}): one bug, recorded once, in {owner.record}"
+            )
     out.signed = add_triage_signatures(root, rows, backend, progress=progress, **batch)
     tally()
     save_table(root, rows, meta)
@@ -741,8 +820,11 @@ def rejudge(root: Path, repo, backend, *, progress: Progress | None = None, **ba
     probes = prove(root, fresh, backend, progress=progress, **batch)
     # a proof stands as a run makes it: newly proved (or proved before only until its full matrix failed
     # again), it is measured on every release, and a span that does not end at the fix is no proof
-    again = [(old, new) for old, new in zip(todo, fresh) if new.status == "proved" and (
-        old.status != "proved" or old.reason.startswith("proved before/after, but"))]
+    again = [
+        (old, new)
+        for old, new in zip(todo, fresh)
+        if new.status == "proved" and (old.status != "proved" or old.reason.startswith("proved before/after, but"))
+    ]
     if again:
         from ..candidates.releases import releases_between
         from ..matrix import run_batch
@@ -753,8 +835,7 @@ def rejudge(root: Path, repo, backend, *, progress: Progress | None = None, **ba
         probes += len(measured)
         by_probe: dict[str, list[dict]] = {}
         for (probe, _), res in zip(pairs, measured):
-            by_probe.setdefault(probe.id, []).append({"candidate": res.candidate, "kind": res.kind,
-                                                      "verdict": res.verdict.value})
+            by_probe.setdefault(probe.id, []).append({"candidate": res.candidate, "kind": res.kind, "verdict": res.verdict.value})
         for _, new in again:
             _, why = reproduced_span(by_probe.get(probe_record(root, new).id, []), new)
             if why:
@@ -763,14 +844,29 @@ def rejudge(root: Path, repo, backend, *, progress: Progress | None = None, **ba
     changes = []
     for old, new in zip(todo, fresh):
         if new.status != old.status:
-            changes.append({"key": old.key, "pr": old.pr, "test": old.test, "was": old.status, "now": new.status,
-                            "why": new.reason, "before": old.reason, "record": old.record})
+            changes.append(
+                {
+                    "key": old.key,
+                    "pr": old.pr,
+                    "test": old.test,
+                    "was": old.status,
+                    "now": new.status,
+                    "why": new.reason,
+                    "before": old.reason,
+                    "record": old.record,
+                }
+            )
         old.status, old.reason, old.verdicts, old.failure = new.status, new.reason, new.verdicts, new.failure
         old.kind, old.kind_rule, old.kind_reason, old.rule_kind = new.kind, new.kind_rule, new.kind_reason, new.rule_kind
     runner = hashlib.sha256((resources.files("xlakb") / "data" / "trigger_runner.py").read_bytes()).hexdigest()[:12]
-    meta["rejudged"] = {"date": time.strftime("%Y-%m-%d", time.gmtime(started)), "candidates": len(todo),
-                        "probes": probes, "seconds": round(time.time() - started), "changed": len(changes),
-                        "runner": runner}
+    meta["rejudged"] = {
+        "date": time.strftime("%Y-%m-%d", time.gmtime(started)),
+        "candidates": len(todo),
+        "probes": probes,
+        "seconds": round(time.time() - started),
+        "changed": len(changes),
+        "runner": runner,
+    }
     save_table(root, rows, meta)
     path = root / REJUDGED
     path.write_text(json.dumps({**meta["rejudged"], "changes": changes}, indent=1, ensure_ascii=False) + "\n", "utf-8")
@@ -799,8 +895,16 @@ def same_proof(rows: Sequence[Mined]) -> dict[str, Mined]:
     return out
 
 
-def make_record(root: Path, m: Mined, backend, *, progress: Progress | None = None, spent: list | None = None,
-                results: list | None = None, **batch) -> str | None:
+def make_record(
+    root: Path,
+    m: Mined,
+    backend,
+    *,
+    progress: Progress | None = None,
+    spent: list | None = None,
+    results: list | None = None,
+    **batch,
+) -> str | None:
     """Measure a proved candidate on every release, and when its failures make one span before the fix, write
     its record, matrix and release bisection; None (with ``m.reason`` saying why) when they do not."""
     from ..bisection import Context, Options, save_report
@@ -835,9 +939,17 @@ def make_record(root: Path, m: Mined, backend, *, progress: Progress | None = No
     write_record(root, data)
     rec = load_record(root, data["id"])
     save_matrix(root, rec, [replace(r, record=rec.id) for r in results], backend.name)
-    ctx = Context(rec, backend, progress=progress or NullProgress(), cache=batch.get("cache") or VerdictCache(),
-                  options=Options(find_links=tuple(batch.get("find_links") or ()), index_url=batch.get("index_url"),
-                                  command=f"xlakb mine (release bisection of {rec.id})"))
+    ctx = Context(
+        rec,
+        backend,
+        progress=progress or NullProgress(),
+        cache=batch.get("cache") or VerdictCache(),
+        options=Options(
+            find_links=tuple(batch.get("find_links") or ()),
+            index_url=batch.get("index_url"),
+            command=f"xlakb mine (release bisection of {rec.id})",
+        ),
+    )
     source = ReleaseSource.from_options(ctx, {})
     engine = ctx.engine(source)
     try:
@@ -859,8 +971,7 @@ def _bisect_ends(rows: Sequence[dict]) -> tuple[str | None, str | None]:
     """The ends a mined record's release bisection must be given: none, unless the oldest or the newest
     release could not be judged at all (an error, e.g. a package the newest release's environment lacks),
     then the nearest release its matrix judged. (An untestable end is stepped over by the bisection itself.)"""
-    order = sorted((Version(r["candidate"]), r["candidate"], r["verdict"]) for r in rows
-                    if r.get("kind", "release") == "release")
+    order = sorted((Version(r["candidate"]), r["candidate"], r["verdict"]) for r in rows if r.get("kind", "release") == "release")
     judged = [label for _, label, verdict in order if verdict in ("reproduced", "not-reproduced")]
     if not order or not judged:
         return None, None
@@ -869,8 +980,7 @@ def _bisect_ends(rows: Sequence[dict]) -> tuple[str | None, str | None]:
     return start, end
 
 
-def add_triage_signatures(root: Path, rows: list[Mined], backend, *, progress: Progress | None = None,
-                          **batch) -> list[str]:
+def add_triage_signatures(root: Path, rows: list[Mined], backend, *, progress: Progress | None = None, **batch) -> list[str]:
     """Mined records made before records carried triage signatures: run each once more on the last release
     its matrix says it fails on, and take the signatures from that log (:func:`triage_signatures`). Only
     drafts (``mined.draft: true``) are touched; a run that no longer fails changes nothing (tried again next
@@ -891,16 +1001,21 @@ def add_triage_signatures(root: Path, rows: list[Mined], backend, *, progress: P
         if rec.source != "mined" or not rec.data.get("mined", {}).get("draft") or rec.data.get("signatures"):
             m.triage = m.triage or ("signatures" if rec.data.get("signatures") else "")
             continue
-        failed = [r["candidate"] for r in (load_matrix(root, rec.id) or {}).get("results", [])
-                  if r.get("kind", "release") == "release" and r["verdict"] == "reproduced"]
+        failed = [
+            r["candidate"]
+            for r in (load_matrix(root, rec.id) or {}).get("results", [])
+            if r.get("kind", "release") == "release" and r["verdict"] == "reproduced"
+        ]
         release = max(failed, key=Version, default=None)
         cand = next((c for c in releases_between() if c.label == release), None)
         if cand is not None:
             todo.append((m, rec, cand))
     if not todo:
         return []
-    (progress or NullProgress()).info(f"{len(todo)} mined record(s) without triage signatures: running each on "
-                                      "its last failing release to read them from the failure")
+    (progress or NullProgress()).info(
+        f"{len(todo)} mined record(s) without triage signatures: running each on "
+        "its last failing release to read them from the failure"
+    )
     results = run_batch([(rec, cand) for _, rec, cand in todo], backend, progress=progress, **batch)
     done = []
     for (m, rec, _), res in zip(todo, results):
@@ -948,8 +1063,19 @@ def attach_proof(root: Path, rec: Record, m: Mined) -> str:
     if fixed and m.fixed_in and fixed != m.fixed_in:
         notes.append(f"the record says fixed in {fixed}, the fix first shipped in {m.fixed_in}")
     verdict = "agrees" if not notes else "; ".join(notes)
-    add_proof(root, rec.id, {"trigger": m.trigger, "pr": m.pr, "subject": m.subject, "fixed_in": m.fixed_in,
-                             "before": m.before, "verdicts": m.verdicts,
-                             "failure": m.failure, "agreement": verdict})
+    add_proof(
+        root,
+        rec.id,
+        {
+            "trigger": m.trigger,
+            "pr": m.pr,
+            "subject": m.subject,
+            "fixed_in": m.fixed_in,
+            "before": m.before,
+            "verdicts": m.verdicts,
+            "failure": m.failure,
+            "agreement": verdict,
+        },
+    )
     m.record = rec.id
     return verdict

@@ -13,8 +13,17 @@ import shlex
 _ASSIGN = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$")
 _FUNC = re.compile(r"^\s*function\s+(\w+)\s*(\(\))?\s*\{\s*$|^\s*(\w+)\s*\(\)\s*\{\s*$")
 #: variables of the script that only steer the script itself, or name paths of the CI machine
-_SKIP = {"CDIR", "LOGFILE", "VERBOSITY", "MAX_GRAPH_SIZE", "GRAPH_CHECK_FREQUENCY", "CONTINUE_ON_ERROR",
-         "TORCH_XLA_DIR", "COVERAGE_FILE", "USE_COVERAGE"}
+_SKIP = {
+    "CDIR",
+    "LOGFILE",
+    "VERBOSITY",
+    "MAX_GRAPH_SIZE",
+    "GRAPH_CHECK_FREQUENCY",
+    "CONTINUE_ON_ERROR",
+    "TORCH_XLA_DIR",
+    "COVERAGE_FILE",
+    "USE_COVERAGE",
+}
 #: the script's own folder, which a probe's bundle holds as ``test/`` (its working folder is the bundle's root):
 #: ``TORCH_TEST_DEVICES="$CDIR/pytorch_test_base.py"`` names a file of the test tree, not of the CI machine
 _CDIR = re.compile(r"^\$\{?CDIR\}?(?=/|$)")
@@ -104,7 +113,7 @@ def _wrapper_env(name: str, functions: dict[str, list[str]], seen: frozenset = f
 def test_env(text: str, path: str) -> dict[str, str] | None:
     """The variables upstream's CPU test script runs ``path`` (``test/...``) with: its exports and what its
     own line adds (a plain line preferred over one with extra settings); None when the script never runs it."""
-    rel = path[len("test/"):] if path.startswith("test/") else path
+    rel = path[len("test/") :] if path.startswith("test/") else path
     functions = _functions(text)
     found: list[dict[str, str]] = []
     for line in text.splitlines():

@@ -57,10 +57,10 @@ def test_functions(source: str, path: str) -> list[Trigger]:
 
     def add(fn, owner: ast.ClassDef | None) -> None:
         first, last = span(fn)
-        text = "\n".join(lines[first - 1:last])
+        text = "\n".join(lines[first - 1 : last])
         if owner is not None:
             cfirst, _ = span(owner)
-            text = "\n".join(lines[cfirst - 1:owner.lineno]) + "\n" + text  # the class line and its decorators
+            text = "\n".join(lines[cfirst - 1 : owner.lineno]) + "\n" + text  # the class line and its decorators
         out.append(Trigger(path, f"{owner.name}.{fn.name}" if owner else fn.name, first, last, text))
 
     for node in tree.body:
@@ -73,8 +73,9 @@ def test_functions(source: str, path: str) -> list[Trigger]:
     return out
 
 
-def changed_tests(source: str, path: str, lines: list[int], old_source: str | None = None,
-                  removed: list[int] = ()) -> list[Trigger]:
+def changed_tests(
+    source: str, path: str, lines: list[int], old_source: str | None = None, removed: list[int] = ()
+) -> list[Trigger]:
     """The test functions of ``source`` that contain one of ``lines`` (what a fix added or changed there), or
     that held one of ``removed`` in ``old_source``, the copy before the fix (a decorator or a line taken out)."""
     touched = set(lines)

@@ -109,5 +109,4 @@ def serve_site(root: Path, host: str = "127.0.0.1", port: int = 8000, progress: 
     except MkDocsException as err:
         raise XlakbError(f"site serve failed: {str(err).strip().splitlines()[0] if str(err).strip() else err}") from None
     except OSError as err:
-        raise XlakbError(f"site serve failed on {host}:{port}: {err.strerror or err}",
-                         hint="pick another --port") from None
+        raise XlakbError(f"site serve failed on {host}:{port}: {err.strerror or err}", hint="pick another --port") from None

@@ -106,7 +106,7 @@ def load_measured(root: Path, record_id: str) -> Measured:
         report = _read(path)
         if report.get("record", record_id) != record_id:
             raise XlakbError(f"{path}: field 'record' is {report['record']!r}, expected {record_id!r}")
-        report.setdefault("source", path.stem[len("bisect-"):].split("-")[0])
+        report.setdefault("source", path.stem[len("bisect-") :].split("-")[0])
         _need(path, report, "direction", str)
         for key in ("last_old", "first_new"):
             if report.get(key) is not None and not isinstance(report[key], dict):

@@ -130,8 +130,7 @@ def _make_file(config, folder: str, name: str, lang: str, content: str | None) -
     """A generated page as mkdocs-static-i18n would have made it from ``<folder>/<name>[.<lang>].md``."""
     f = File.generated(config, _page_uri(folder, name, lang), content=content if content is not None else "")
     prefix = "" if lang == DEFAULT_LANG else f"{lang}/"
-    f.dest_uri = f"{prefix}{folder}/{name}/index.html" if config.use_directory_urls \
-        else f"{prefix}{folder}/{name}.html"
+    f.dest_uri = f"{prefix}{folder}/{name}/index.html" if config.use_directory_urls else f"{prefix}{folder}/{name}.html"
     f.url = f.dest_uri[: -len("index.html")] if config.use_directory_urls else f.dest_uri
     f.abs_dest_path = os.path.normpath(os.path.join(config.site_dir, f.dest_uri))
     f.name = name
@@ -188,11 +187,17 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     if COUNT_MARKER in markdown:
         markdown = markdown.replace(COUNT_MARKER, str(len(site_records(config))))
     if render.LIMITATIONS_MARKER in markdown:  # searchable: a refusal typed in the search box finds its limitation
-        markdown = markdown.replace(render.LIMITATIONS_MARKER, render.limitations_page(
-            site_limitations(config), _lang(config), lambda rid: _record_href(page, config, rid)), 1)
+        markdown = markdown.replace(
+            render.LIMITATIONS_MARKER,
+            render.limitations_page(site_limitations(config), _lang(config), lambda rid: _record_href(page, config, rid)),
+            1,
+        )
     if render.REPORTED_MARKER in markdown:  # searchable: an error typed in the search box finds its reports
-        markdown = markdown.replace(render.REPORTED_MARKER, render.reported_page(
-            _state.get("clusters") or [], _lang(config), lambda rid: _record_href(page, config, rid)), 1)
+        markdown = markdown.replace(
+            render.REPORTED_MARKER,
+            render.reported_page(_state.get("clusters") or [], _lang(config), lambda rid: _record_href(page, config, rid)),
+            1,
+        )
     return markdown
 
 
@@ -204,8 +209,9 @@ def _highlighted_source(record: _data.SiteRecord, config) -> str:
         if md is None:
             import markdown
 
-            md = _state["markdown"] = markdown.Markdown(extensions=config.markdown_extensions,
-                                                        extension_configs=config.mdx_configs)
+            md = _state["markdown"] = markdown.Markdown(
+                extensions=config.markdown_extensions, extension_configs=config.mdx_configs
+            )
         cache[record.id] = md.reset().convert(render.source_block(record))
     return cache[record.id]
 
@@ -223,8 +229,12 @@ def on_page_context(context, page, config, nav):
         table = render.records_table(records, lang, lambda rid: _record_href(page, config, rid))
         content = content.replace(RECORDS_MARKER, table, 1)
     if render.COVERAGE_MARKER in content:
-        table = render.coverage_table(records, lang, lambda rid: _record_href(page, config, rid),
-                                      component_href=lambda c: _href(page, config, "components", c))
+        table = render.coverage_table(
+            records,
+            lang,
+            lambda rid: _record_href(page, config, rid),
+            component_href=lambda c: _href(page, config, "components", c),
+        )
         content = content.replace(render.COVERAGE_MARKER, table, 1)
     if render.TRIAGE_MARKER in content:
         prefix = "" if lang == DEFAULT_LANG else f"{lang}/"
@@ -269,12 +279,21 @@ def on_post_page(output: str, page, config) -> str:
     ``/zh/...`` pages that base becomes ``/zh/``, where :func:`on_post_build` writes
     the Chinese index whose locations are relative to ``/zh/``.
     """
-    output = _LANGUAGE_LINK.sub(lambda m: m.group(1) + get_relative_url(m.group(2).lstrip("/") or ".", page.url) + m.group(3),
-                                output)
+    output = _LANGUAGE_LINK.sub(
+        lambda m: m.group(1) + get_relative_url(m.group(2).lstrip("/") or ".", page.url) + m.group(3), output
+    )
     # Material's language switcher reads the sitemap of each <link rel="alternate">: point them at the
     # language roots (where a sitemap is), not at the page in the other language (where none is)
-    output = _ALTERNATE.sub(lambda m: m.group(1) + get_relative_url("." if m.group(3) == DEFAULT_LANG else f"{m.group(3)}/",
-                                                                    page.url) + m.group(2) + m.group(3) + m.group(4), output)
+    output = _ALTERNATE.sub(
+        lambda m: (
+            m.group(1)
+            + get_relative_url("." if m.group(3) == DEFAULT_LANG else f"{m.group(3)}/", page.url)
+            + m.group(2)
+            + m.group(3)
+            + m.group(4)
+        ),
+        output,
+    )
     lang = _lang(config)
     if lang == DEFAULT_LANG:
         return output
@@ -287,7 +306,7 @@ def on_post_page(output: str, page, config) -> str:
         return output
     app["base"] = get_relative_url(f"{lang}/", page.url)
     text = json.dumps(app, ensure_ascii=False).replace("<", "\\u003c")  # never close the script early
-    return output[: match.start(2)] + text + output[match.end(2):]
+    return output[: match.start(2)] + text + output[match.end(2) :]
 
 
 @event_priority(-200)  # after mkdocs-static-i18n wrote the index of all languages
@@ -301,15 +320,18 @@ def on_post_build(config) -> None:
 
     data = site / TRIAGE_DATA  # the records this build already read, with their matrices
     data.parent.mkdir(parents=True, exist_ok=True)
-    triage_data = export_records([export_record(r.data, r.measured.matrix)
-                                  for r in site_records(config) + site_limitations(config)], catalog.load())
+    triage_data = export_records(
+        [export_record(r.data, r.measured.matrix) for r in site_records(config) + site_limitations(config)], catalog.load()
+    )
     from xlakb.upstream.signature import export_rules
 
     triage_data["upstream"] = {"rules": export_rules(), "clusters": [c.to_json() for c in _state.get("clusters") or []]}
     data.write_text(json.dumps(triage_data, ensure_ascii=False, separators=(",", ":")), "utf-8")
     phrases = site / PHRASES_DATA
-    phrases.write_text(json.dumps(render.search_phrases(site_records(config), _languages(config)), ensure_ascii=False,
-                                  separators=(",", ":")), "utf-8")
+    phrases.write_text(
+        json.dumps(render.search_phrases(site_records(config), _languages(config)), ensure_ascii=False, separators=(",", ":")),
+        "utf-8",
+    )
     icon = site / "assets" / "images" / "favicon.png"  # browsers ask for /favicon.ico whatever the page links
     if icon.is_file() and not (site / "favicon.ico").exists():
         shutil.copyfile(icon, site / "favicon.ico")
@@ -328,7 +350,7 @@ def on_post_build(config) -> None:
         location = doc.get("location", "")
         for lang in others:
             if location == lang or location.startswith(f"{lang}/"):
-                split[lang].append({**doc, "location": location[len(lang) + 1:]})
+                split[lang].append({**doc, "location": location[len(lang) + 1 :]})
                 break
         else:
             split[DEFAULT_LANG].append(doc)

@@ -19,6 +19,7 @@ from .data import SiteRecord
 
 LANGS = ("en", "zh")
 
+
 def _load_ui() -> dict:
     from importlib import resources
 
@@ -85,8 +86,9 @@ def status_badge(status: str, lang: str) -> str:
 
 def verdict_cell(verdict: str, lang: str, extra: str = "") -> str:
     label = UI[lang]["verdict"].get(verdict, verdict)
-    return (f'<td class="xlakb-verdict xlakb-verdict-{escape(verdict)}" data-verdict="{escape(verdict)}"{extra}>'
-            f"{escape(label)}</td>")
+    return (
+        f'<td class="xlakb-verdict xlakb-verdict-{escape(verdict)}" data-verdict="{escape(verdict)}"{extra}>{escape(label)}</td>'
+    )
 
 
 def trigger_url(trigger: dict) -> str:
@@ -135,8 +137,7 @@ def example_release(rec: SiteRecord, verdict: str) -> str | None:
     else the newest one the record claims affected (or the first claimed fixed)."""
     matrix = rec.measured.matrix
     if matrix:
-        found = [r["candidate"] for r in matrix["results"]
-                 if r["verdict"] == verdict and r.get("kind", "release") == "release"]
+        found = [r["candidate"] for r in matrix["results"] if r["verdict"] == verdict and r.get("kind", "release") == "release"]
         if found:
             return found[-1]
     want = verdict == "reproduced"
@@ -164,24 +165,34 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
     rid = rec.id
     repo = d["upstream"]["repo"]
     out: list[str] = []
-    out.append(front_matter({
-        "title": plain(d["title"][lang]),
-        "description": plain(d["summary"][lang])[:300],
-        "tags": list(d["tags"]),
-    }))
+    out.append(
+        front_matter(
+            {
+                "title": plain(d["title"][lang]),
+                "description": plain(d["summary"][lang])[:300],
+                "tags": list(d["tags"]),
+            }
+        )
+    )
     out.append(f"# {d['title'][lang]}\n")
     limitation = d.get("kind") == "limitation"
-    badge = (f'<span class="xlakb-badge xlakb-limitation" data-status="limitation">'
-             f'{escape(t["limitation_badge"].format(fixed_in=d["versions"].get("fixed_in", "?")))}</span>'
-             if limitation else status_badge(d["status"], lang))
+    badge = (
+        f'<span class="xlakb-badge xlakb-limitation" data-status="limitation">'
+        f"{escape(t['limitation_badge'].format(fixed_in=d['versions'].get('fixed_in', '?')))}</span>"
+        if limitation
+        else status_badge(d["status"], lang)
+    )
     out.append(
         f'<p class="xlakb-meta" data-record="{escape(rid)}">{badge}'
         f'<span class="xlakb-component">{escape(t["component"])}{t["colon"]}<a href="../../components/{escape(d["component"])}/">{_code(d["component"])}</a></span>'
         f'<span class="xlakb-id">{escape(t["record_id"])}{t["colon"]}{_code(rid)}</span></p>\n'
     )
     if limitation:
-        out.append(f'!!! note "{t["limitation_badge"].format(fixed_in=d["versions"].get("fixed_in", "?"))}"\n\n    '
-                   + t["limitation_note"].format(fixed_in=d["versions"].get("fixed_in", "?")).strip() + "\n")
+        out.append(
+            f'!!! note "{t["limitation_badge"].format(fixed_in=d["versions"].get("fixed_in", "?"))}"\n\n    '
+            + t["limitation_note"].format(fixed_in=d["versions"].get("fixed_in", "?")).strip()
+            + "\n"
+        )
     out.append(d["summary"][lang].strip() + "\n")
     mined = mined_note(rec, lang)
     if mined:
@@ -198,8 +209,13 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
     if evidence:
         out.append(t["evidence_intro"] + "\n")
         for sig in evidence:
-            what = (f"{sig.file}" + (f" :: {sig.function}" if sig.function else "") if sig.kind == "frame"
-                    else sig.name + (f"={sig.pattern}" if sig.pattern else "") if sig.kind == "env" else sig.pattern)
+            what = (
+                f"{sig.file}" + (f" :: {sig.function}" if sig.function else "")
+                if sig.kind == "frame"
+                else sig.name + (f"={sig.pattern}" if sig.pattern else "")
+                if sig.kind == "env"
+                else sig.pattern
+            )
             out.append(f"- {t['kind_names'][sig.kind]}{t['colon']}{_md_code(what)}")
         out.append("")
     out.append(t["signatures_intro"] + "\n")
@@ -239,8 +255,10 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
         out.append("")
     trigger = repro.get("trigger")
     if trigger:
-        out.append(f"- {t['upstream_test']}{t['colon']}[{_md_code(trigger['test'])}]({trigger_url(trigger)}) "
-                   f"({_md_code(trigger['path'])})\n")
+        out.append(
+            f"- {t['upstream_test']}{t['colon']}[{_md_code(trigger['test'])}]({trigger_url(trigger)}) "
+            f"({_md_code(trigger['path'])})\n"
+        )
         out.append(t["trigger_note"].format(commit=_md_code(trigger["commit"][:10])) + "\n")
     affected_example = example_release(rec, "reproduced") or "<release>"
     fixed_example = example_release(rec, "not-reproduced")
@@ -308,7 +326,7 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
 
 
 def range_text(rec: SiteRecord, lang: str) -> str:
-    """"Affected from X" where that is a fact, "affected at least from X" where older releases could not
+    """ "Affected from X" where that is a fact, "affected at least from X" where older releases could not
     say (:func:`xlakb.results.affected_floor`), in ``lang``; '' when nothing reproduced it."""
     from ..results import affected_floor
 
@@ -389,8 +407,18 @@ def record_terms(d: dict) -> list[tuple[str, str]]:
     search in either language finds the record."""
     from ..glossary import used
 
-    text = " ".join([d["title"]["en"], d["summary"]["en"], *d["symptoms"]["en"], d["root_cause"]["en"],
-                     d["title"]["zh"], d["summary"]["zh"], *d["symptoms"]["zh"], d["root_cause"]["zh"]])
+    text = " ".join(
+        [
+            d["title"]["en"],
+            d["summary"]["en"],
+            *d["symptoms"]["en"],
+            d["root_cause"]["en"],
+            d["title"]["zh"],
+            d["summary"]["zh"],
+            *d["symptoms"]["zh"],
+            d["root_cause"]["zh"],
+        ]
+    )
     return [(term.zh, term.english) for term in used(text)]
 
 
@@ -399,7 +427,7 @@ def matrix_intro(rec: SiteRecord, lang: str) -> str:
     matrix = rec.measured.matrix
     if not matrix or not matrix["results"]:
         return f'<p class="xlakb-not-measured">{_inline_md_code(t["not_measured"].format(id=escape(rec.id)))}</p>'
-    return f'<p>{escape(t["matrix_intro"].format(runner=str(matrix.get("runner", "?"))))}</p>'
+    return f"<p>{escape(t['matrix_intro'].format(runner=str(matrix.get('runner', '?'))))}</p>"
 
 
 def matrix_table(rec: SiteRecord, lang: str) -> str:
@@ -419,22 +447,23 @@ def matrix_table(rec: SiteRecord, lang: str) -> str:
         # Lean markup: every record page in every language carries one.
         rows.append(
             f'<tr data-candidate="{escape(r["candidate"])}">\n'
-            f'<td>{escape(r["candidate"])}</td>\n'
-            f'<td>{escape(str(r.get("torch", "")))}</td>\n'
+            f"<td>{escape(r['candidate'])}</td>\n"
+            f"<td>{escape(str(r.get('torch', '')))}</td>\n"
             + verdict_cell(r["verdict"], lang, title)
             + f"\n<td>{escape(claim_text)}{mark}</td>\n"
-            f'<td>{escape(_date(r.get("measured_at")))}</td>\n'
+            f"<td>{escape(_date(r.get('measured_at')))}</td>\n"
             f'<td class="xlakb-detail">{detail_html}</td>\n'
             "</tr>"
         )
     legend = " · ".join(
-        f'<span class="xlakb-verdict xlakb-verdict-{v}">{escape(t["symbol"][v])} {escape(t["verdict"][v])}</span>' for v in t["verdict"]
+        f'<span class="xlakb-verdict xlakb-verdict-{v}">{escape(t["symbol"][v])} {escape(t["verdict"][v])}</span>'
+        for v in t["verdict"]
     )
     return (
         f'<table class="xlakb-matrix" data-record="{escape(rec.id)}" data-search-exclude>\n'
-        f'<thead><tr><th>{t["th_release"]}</th><th>{t["th_torch"]}</th><th>{t["th_verdict"]}</th>'
-        f'<th>{escape(t["th_claim"])}</th><th>{escape(t["th_date"])}</th><th>{escape(t["th_detail"])}</th></tr></thead>'
-        f'<tbody>\n{chr(10).join(rows)}\n</tbody></table>\n'
+        f"<thead><tr><th>{t['th_release']}</th><th>{t['th_torch']}</th><th>{t['th_verdict']}</th>"
+        f"<th>{escape(t['th_claim'])}</th><th>{escape(t['th_date'])}</th><th>{escape(t['th_detail'])}</th></tr></thead>"
+        f"<tbody>\n{chr(10).join(rows)}\n</tbody></table>\n"
         f'<p class="xlakb-legend">{escape(t["legend"])}{t["colon"]}{legend}</p>'
     )
 
@@ -468,8 +497,11 @@ def _confidence_item(report: dict, t: dict) -> str:
     if not conf:
         return ""
     reasons = "; ".join(escape(str(x)) for x in report.get("confidence_reasons", []))
-    return (f"<li>{escape(t['confidence'])}{t['colon']}<strong>{escape(t['confidence_names'].get(conf, conf))}</strong>"
-            + (f" ({reasons})" if reasons else "") + "</li>")
+    return (
+        f"<li>{escape(t['confidence'])}{t['colon']}<strong>{escape(t['confidence_names'].get(conf, conf))}</strong>"
+        + (f" ({reasons})" if reasons else "")
+        + "</li>"
+    )
 
 
 def _verdict_words(verdict: object, lang: str) -> tuple[str, str]:
@@ -487,8 +519,10 @@ def _strip_item(head: str, cells: list[tuple[object, object]], lang: str) -> str
     for v, text in cells:
         symbol, name = _verdict_words(v, lang)
         label = f"{text}{t['colon']}{name}"
-        spans.append(f'<span class="xlakb-cell xlakb-verdict-{escape(str(v))}" role="img" tabindex="0" '
-                     f'aria-label="{escape(label)}" title="{escape(label)}">{escape(symbol)} {escape(str(text))}</span>')
+        spans.append(
+            f'<span class="xlakb-cell xlakb-verdict-{escape(str(v))}" role="img" tabindex="0" '
+            f'aria-label="{escape(label)}" title="{escape(label)}">{escape(symbol)} {escape(str(text))}</span>'
+        )
     return f'<li>{escape(head)}{t["colon"]}<span class="xlakb-strip" data-search-exclude>{chr(10).join(spans)}</span></li>'
 
 
@@ -506,10 +540,11 @@ def _probe_items(report: dict, probes: list[dict], t: dict, lang: str) -> str:
         lo, hi = candidate_order(str(rng["first"])), candidate_order(str(rng["last"]))
         inside = [p for p in probes if lo <= candidate_order(str(p.get("candidate"))) <= hi]
         outside = [p for p in probes if p not in inside]
-    out = _strip_item(f'{t["probes"]} ({len(inside)})', [(p.get("verdict"), name(str(p.get("candidate")))) for p in inside], lang)
+    out = _strip_item(f"{t['probes']} ({len(inside)})", [(p.get("verdict"), name(str(p.get("candidate")))) for p in inside], lang)
     if outside:
-        out += "\n" + _strip_item(t["probes_outside"].format(n=len(outside)),
-                                  [(p.get("verdict"), name(str(p.get("candidate")))) for p in outside], lang)
+        out += "\n" + _strip_item(
+            t["probes_outside"].format(n=len(outside)), [(p.get("verdict"), name(str(p.get("candidate")))) for p in outside], lang
+        )
     return out
 
 
@@ -529,8 +564,10 @@ def settings_html(report: dict, lang: str) -> str:
     n = len(everything)
     items = [f"<li>{escape(t['settings_all'])}{t['colon']}{' '.join(_code(str(s)) for s in everything)}</li>"]
     if minimal:
-        items.append(f"<li>{escape(t['settings_needed'].format(k=len(minimal), n=n))}{t['colon']}"
-                     f"<strong>{' '.join(_code(str(s)) for s in minimal)}</strong></li>")
+        items.append(
+            f"<li>{escape(t['settings_needed'].format(k=len(minimal), n=n))}{t['colon']}"
+            f"<strong>{' '.join(_code(str(s)) for s in minimal)}</strong></li>"
+        )
     else:
         items.append(f"<li><strong>{escape(t['settings_none'].format(n=n))}</strong></li>")
     items.append(_confidence_item(report, t))
@@ -540,8 +577,14 @@ def settings_html(report: dict, lang: str) -> str:
         items.append(_strip_item(head, [(x.get("verdict"), " ".join(x.get("settings") or []) or "∅") for x in tests], lang))
     items += _when_and_how(report, t)
     head = t["settings_head"].format(release=report.get("release", "?"))
-    return "\n".join(['<div class="xlakb-bisect" data-source="settings">', f"<h3>{escape(head)}</h3>",
-                      "<ul>\n" + "\n".join(i for i in items if i) + "\n</ul>", "</div>"])
+    return "\n".join(
+        [
+            '<div class="xlakb-bisect" data-source="settings">',
+            f"<h3>{escape(head)}</h3>",
+            "<ul>\n" + "\n".join(i for i in items if i) + "\n</ul>",
+            "</div>",
+        ]
+    )
 
 
 def _end_html(end: dict | None, repo: str, lang: str, which: str, label: str) -> str:
@@ -568,13 +611,16 @@ def bisect_html(report: dict, repo: str, lang: str) -> str:
         return settings_html(report, lang)
     source = report.get("source", "?")
     direction = report.get("direction", "?")
-    head = t["bisect_head"].format(source=t["source_names"].get(source, source),
-                                   direction=t["direction"].get(direction, direction))
+    head = t["bisect_head"].format(
+        source=t["source_names"].get(source, source), direction=t["direction"].get(direction, direction)
+    )
     items = []
     rng = report.get("range") or {}
     if rng:
-        items.append(f"<li>{escape(t['range'])}{t['colon']}{_code(str(rng.get('first', '?')))} … {_code(str(rng.get('last', '?')))}"
-                     f" ({escape(t['candidates'].format(n=rng.get('count', '?')))})</li>")
+        items.append(
+            f"<li>{escape(t['range'])}{t['colon']}{_code(str(rng.get('first', '?')))} … {_code(str(rng.get('last', '?')))}"
+            f" ({escape(t['candidates'].format(n=rng.get('count', '?')))})</li>"
+        )
     items.append(_end_html(report.get("last_old"), repo, lang, "last_old", report.get("old_label", "not-reproduced")))
     items.append(_end_html(report.get("first_new"), repo, lang, "first_new", report.get("new_label", "reproduced")))
     items.append(_confidence_item(report, t))
@@ -583,8 +629,11 @@ def bisect_html(report: dict, repo: str, lang: str) -> str:
         items.append(_probe_items(report, probes, t, lang))
     items += _when_and_how(report, t)
     between = report.get("between") or []
-    parts = [f'<div class="xlakb-bisect" data-source="{escape(source)}">',
-             f"<h3>{escape(head)}</h3>", "<ul>\n" + "\n".join(i for i in items if i) + "\n</ul>"]
+    parts = [
+        f'<div class="xlakb-bisect" data-source="{escape(source)}">',
+        f"<h3>{escape(head)}</h3>",
+        "<ul>\n" + "\n".join(i for i in items if i) + "\n</ul>",
+    ]
     if report.get("exact"):
         parts.append(f"<p>{escape(t['exact'])}</p>")
     elif between:
@@ -596,11 +645,13 @@ def bisect_html(report: dict, repo: str, lang: str) -> str:
             link = _a(c.get("url") or f"https://github.com/{repo}/commit/{sha}", sha[:12]) if sha else ""
             pr = _a(c.get("pr_url") or _gh(repo, "pull", c["pr"]), f"#{c['pr']}") if c.get("pr") else ""
             py = "✓" if c.get("python_only") else ""
-            rows.append(f"<tr>\n<td>{link}</td>\n<td>{pr}</td>\n<td>{escape(str(c.get('subject', '')))}</td>\n<td>{py}</td>\n</tr>")
+            rows.append(
+                f"<tr>\n<td>{link}</td>\n<td>{pr}</td>\n<td>{escape(str(c.get('subject', '')))}</td>\n<td>{py}</td>\n</tr>"
+            )
         parts.append(
             f'<table class="xlakb-between"><caption>{escape(t["between"])}</caption>'
-            f'<thead><tr><th>commit</th><th>PR</th><th></th><th>{escape(t["python_only"])}</th></tr></thead>'
-            f'<tbody>\n{chr(10).join(rows)}\n</tbody></table>'
+            f"<thead><tr><th>commit</th><th>PR</th><th></th><th>{escape(t['python_only'])}</th></tr></thead>"
+            f"<tbody>\n{chr(10).join(rows)}\n</tbody></table>"
         )
     parts.append("</div>")
     return "\n".join(parts)
@@ -613,14 +664,18 @@ def filter_form(lang: str, shown: int, selects: list[tuple[str, str, list[tuple[
     parts = []
     for name, label, options in selects:
         opts = f'<option value="">{escape(t["home_all"])}</option>' + "".join(
-            f'<option value="{escape(v)}">{escape(text)}</option>' for v, text in options)
-        parts.append(f'<label>{escape(label)} <select class="xlakb-filter" data-filter="{name}" '
-                     f'name="{name}">{opts}</select></label>')
-    return ('<form class="xlakb-filters" onsubmit="return false">' + "".join(parts)
-            + f' <span class="xlakb-count" data-one="{escape(t["home_shown_one"])}" data-many="{escape(t["home_shown"])}">'
-              f'<span class="xlakb-count-n">{shown}</span> <span class="xlakb-count-word">'
-              f'{escape(t["home_shown_one"] if shown == 1 else t["home_shown"])}</span></span>'
-            + "</form>")
+            f'<option value="{escape(v)}">{escape(text)}</option>' for v, text in options
+        )
+        parts.append(
+            f'<label>{escape(label)} <select class="xlakb-filter" data-filter="{name}" name="{name}">{opts}</select></label>'
+        )
+    return (
+        '<form class="xlakb-filters" onsubmit="return false">'
+        + "".join(parts)
+        + f' <span class="xlakb-count" data-one="{escape(t["home_shown_one"])}" data-many="{escape(t["home_shown"])}">'
+        f'<span class="xlakb-count-n">{shown}</span> <span class="xlakb-count-word">'
+        f"{escape(t['home_shown_one'] if shown == 1 else t['home_shown'])}</span></span>" + "</form>"
+    )
 
 
 def records_table(records: list[SiteRecord], lang: str, href) -> str:
@@ -632,11 +687,16 @@ def records_table(records: list[SiteRecord], lang: str, href) -> str:
     components = sorted({r.data["component"] for r in records})
     tags = sorted({tag for r in records for tag in r.data["tags"]})
     sources = [s for s in t["record_source"] if any(r.data.get("source", "hand") == s for r in records)]
-    filters = filter_form(lang, len(records), [
-        ("status", t["home_filter_status"], [(s, t["status"][s]) for s in statuses]),
-        ("component", t["home_filter_component"], [(c, c) for c in components]),
-        ("tag", t["home_filter_tag"], [(g, g) for g in tags]),
-    ] + ([("source", t["home_filter_source"], [(s, t["record_source"][s]) for s in sources])] if len(sources) > 1 else []))
+    filters = filter_form(
+        lang,
+        len(records),
+        [
+            ("status", t["home_filter_status"], [(s, t["status"][s]) for s in statuses]),
+            ("component", t["home_filter_component"], [(c, c) for c in components]),
+            ("tag", t["home_filter_tag"], [(g, g) for g in tags]),
+        ]
+        + ([("source", t["home_filter_source"], [(s, t["record_source"][s]) for s in sources])] if len(sources) > 1 else []),
+    )
     rows = []
     releases = releases_shown(records)
     for r in records:
@@ -659,11 +719,19 @@ def records_table(records: list[SiteRecord], lang: str, href) -> str:
             f"<td>{escape(d['versions'].get('fixed_in') or '—')}</td>"
             f"<td>{measured}<br>{release_strip(r, lang, releases)}</td></tr>"
         )
-    head = "".join(f"<th>{escape(t[k])}</th>" for k in (
-        "home_th_record", "home_th_status", "home_th_component", "home_th_tags",
-        "home_th_affected", "home_th_fixed", "home_th_measured"))
-    return (filters + "\n"
-            + f'<table class="xlakb-records"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
+    head = "".join(
+        f"<th>{escape(t[k])}</th>"
+        for k in (
+            "home_th_record",
+            "home_th_status",
+            "home_th_component",
+            "home_th_tags",
+            "home_th_affected",
+            "home_th_fixed",
+            "home_th_measured",
+        )
+    )
+    return filters + "\n" + f'<table class="xlakb-records"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
 
 # -- coverage: every record on every release, as measured --------------------------------------
@@ -678,8 +746,9 @@ def releases_shown(records: list[SiteRecord]) -> tuple[str, ...]:
 
 
 def _measured_by_release(rec: SiteRecord) -> dict[str, dict]:
-    return {row["candidate"]: row for row in (rec.measured.matrix or {}).get("results", [])
-            if row.get("kind", "release") == "release"}
+    return {
+        row["candidate"]: row for row in (rec.measured.matrix or {}).get("results", []) if row.get("kind", "release") == "release"
+    }
 
 
 def _heat_cell(rec: SiteRecord, release: str, row: dict | None, lang: str, tag: str = "td") -> str:
@@ -691,8 +760,10 @@ def _heat_cell(rec: SiteRecord, release: str, row: dict | None, lang: str, tag: 
     title = f"{release}{t['colon']}{label}"
     text = symbol if tag == "span" else f"{symbol} {t['short'].get(verdict, '')}".strip()
     focus = ' tabindex="0" role="img"' if tag == "span" else ""
-    return (f'<{tag} class="xlakb-heat xlakb-verdict-{escape(verdict)}" data-release="{escape(release)}" '
-            f'data-verdict="{escape(verdict)}" title="{escape(title)}" aria-label="{escape(title)}"{focus}>{escape(text)}</{tag}>')
+    return (
+        f'<{tag} class="xlakb-heat xlakb-verdict-{escape(verdict)}" data-release="{escape(release)}" '
+        f'data-verdict="{escape(verdict)}" title="{escape(title)}" aria-label="{escape(title)}"{focus}>{escape(text)}</{tag}>'
+    )
 
 
 def release_strip(rec: SiteRecord, lang: str, releases: tuple[str, ...]) -> str:
@@ -700,10 +771,18 @@ def release_strip(rec: SiteRecord, lang: str, releases: tuple[str, ...]) -> str:
     t = UI[lang]
     measured = _measured_by_release(rec)
     cells = "".join(_heat_cell(rec, v, measured.get(v), lang, tag="span") for v in releases)
-    ends = (f'<span class="xlakb-strip-end">{escape(releases[0])}</span>', f'<span class="xlakb-strip-end">{escape(releases[-1])}</span>') \
-        if releases else ("", "")
-    return (f'<span class="xlakb-strip xlakb-heatstrip" data-record="{escape(rec.id)}" role="group" '
-            f'aria-label="{escape(t["strip_label"])}">{ends[0]}{cells}{ends[1]}</span>')
+    ends = (
+        (
+            f'<span class="xlakb-strip-end">{escape(releases[0])}</span>',
+            f'<span class="xlakb-strip-end">{escape(releases[-1])}</span>',
+        )
+        if releases
+        else ("", "")
+    )
+    return (
+        f'<span class="xlakb-strip xlakb-heatstrip" data-record="{escape(rec.id)}" role="group" '
+        f'aria-label="{escape(t["strip_label"])}">{ends[0]}{cells}{ends[1]}</span>'
+    )
 
 
 def coverage_table(records: list[SiteRecord], lang: str, href, *, component_href=None, filters: bool = True) -> str:
@@ -715,11 +794,20 @@ def coverage_table(records: list[SiteRecord], lang: str, href, *, component_href
     releases = releases_shown(records)
     components = sorted({r.data["component"] for r in records})
     sources = [s for s in t["record_source"] if any(r.data.get("source", "hand") == s for r in records)]
-    form = filter_form(lang, len(records), [("component", t["home_filter_component"], [(c, c) for c in components])]
-                       + ([("source", t["home_filter_source"], [(s, t["record_source"][s]) for s in sources])]
-                          if len(sources) > 1 else [])) + "\n" if filters else ""
-    head = (f"<th>{escape(t['coverage_th_record'])}</th><th>{escape(t['home_th_status'])}</th>"
-            + "".join(f"<th>{escape(v)}</th>" for v in releases))
+    form = (
+        filter_form(
+            lang,
+            len(records),
+            [("component", t["home_filter_component"], [(c, c) for c in components])]
+            + ([("source", t["home_filter_source"], [(s, t["record_source"][s]) for s in sources])] if len(sources) > 1 else []),
+        )
+        + "\n"
+        if filters
+        else ""
+    )
+    head = f"<th>{escape(t['coverage_th_record'])}</th><th>{escape(t['home_th_status'])}</th>" + "".join(
+        f"<th>{escape(v)}</th>" for v in releases
+    )
     rows = []
     for comp in components:
         name = escape(comp)
@@ -734,11 +822,18 @@ def coverage_table(records: list[SiteRecord], lang: str, href, *, component_href
                 f'data-source="{escape(r.data.get("source", "hand"))}" '
                 f'data-tags=" {escape(" ".join(r.data["tags"]))} ">'
                 f'<td><a href="{escape(href(r.id))}">{_code(r.id)}</a></td><td>{status_badge(r.data["status"], lang)}</td>'
-                + "".join(_heat_cell(r, v, measured.get(v), lang) for v in releases) + "</tr>")
-    legend = " · ".join(f'<span class="xlakb-verdict xlakb-verdict-{v}">{escape(t["symbol"][v])} {escape(t["short"][v])}</span> = '
-                        f'{escape(t["verdict"][v])}' for v in t["verdict"])
-    return (form + f'<table class="xlakb-records xlakb-coverage" data-search-exclude><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table>\n<p class="xlakb-legend">{escape(t["legend"])}{t["colon"]}{legend}</p>')
+                + "".join(_heat_cell(r, v, measured.get(v), lang) for v in releases)
+                + "</tr>"
+            )
+    legend = " · ".join(
+        f'<span class="xlakb-verdict xlakb-verdict-{v}">{escape(t["symbol"][v])} {escape(t["short"][v])}</span> = '
+        f"{escape(t['verdict'][v])}"
+        for v in t["verdict"]
+    )
+    return (
+        form + f'<table class="xlakb-records xlakb-coverage" data-search-exclude><thead><tr>{head}</tr></thead>'
+        f'<tbody>{"".join(rows)}</tbody></table>\n<p class="xlakb-legend">{escape(t["legend"])}{t["colon"]}{legend}</p>'
+    )
 
 
 def component_page(component: str, records: list[SiteRecord], lang: str) -> str:
@@ -746,8 +841,14 @@ def component_page(component: str, records: list[SiteRecord], lang: str) -> str:
     t = UI[lang]
     mine = [r for r in records if r.data["component"] == component]
     title = t["component_title"].format(name=component)
-    return (front_matter({"title": title}) + f"# {title}\n\n"
-            + t["component_intro"].format(n=len(mine), name=f"`{component}`") + "\n\n" + COMPONENT_MARKER + "\n")
+    return (
+        front_matter({"title": title})
+        + f"# {title}\n\n"
+        + t["component_intro"].format(n=len(mine), name=f"`{component}`")
+        + "\n\n"
+        + COMPONENT_MARKER
+        + "\n"
+    )
 
 
 COMPONENT_MARKER = "<!-- xlakb:component -->"
@@ -761,14 +862,16 @@ def triage_form(lang: str, data_src: str, records_href: str) -> str:
     """The paste box (site/assets/javascripts/triage.js runs the rules on ``data_src``)."""
     t = UI[lang]["triage"]
     words = json.dumps(t, ensure_ascii=False).replace("<", "\\u003c")
-    return (f'<form class="xlakb-triage" data-lang="{lang}" data-src="{escape(data_src)}" data-records="{escape(records_href)}" '
-            f'data-search-exclude>'
-            f'<script type="application/json" class="xlakb-triage-words">{words}</script>'
-            f'<p><label>{escape(t["label"])}<br><textarea name="log" rows="14" placeholder="{escape(t["placeholder"])}"></textarea></label></p>'
-            f'<p><label>{escape(t["version"])} <input name="torch_xla" size="12" placeholder="X.Y.Z"></label> '
-            f'<button type="submit" class="md-button md-button--primary">{escape(t["button"])}</button></p>'
-            f'<p class="xlakb-triage-private">{escape(t["private"])}</p></form>'
-            f'<div class="xlakb-triage-result" data-search-exclude></div>')
+    return (
+        f'<form class="xlakb-triage" data-lang="{lang}" data-src="{escape(data_src)}" data-records="{escape(records_href)}" '
+        f"data-search-exclude>"
+        f'<script type="application/json" class="xlakb-triage-words">{words}</script>'
+        f'<p><label>{escape(t["label"])}<br><textarea name="log" rows="14" placeholder="{escape(t["placeholder"])}"></textarea></label></p>'
+        f'<p><label>{escape(t["version"])} <input name="torch_xla" size="12" placeholder="X.Y.Z"></label> '
+        f'<button type="submit" class="md-button md-button--primary">{escape(t["button"])}</button></p>'
+        f'<p class="xlakb-triage-private">{escape(t["private"])}</p></form>'
+        f'<div class="xlakb-triage-result" data-search-exclude></div>'
+    )
 
 
 def search_phrases(records: list, languages: list[str]) -> dict:
@@ -787,14 +890,23 @@ def search_phrases(records: list, languages: list[str]) -> dict:
         rows = []
         for rec in records:
             d = rec.data
-            errors = [_needle(alt) for s in signatures_of(d) if s.kind in ("message", "check")
-                      for alt in split_top_level(s.pattern, "|", escapes=True)]
-            rows.append({"id": rec.id, "url": f"{prefix}records/{rec.id}/", "title": plain(d["title"][lang]),
-                         "errors": [e for e in errors if len(e) >= 6],
-                         "texts": [plain(d["title"][lang]), *(plain(x) for x in d["symptoms"][lang])]})
+            errors = [
+                _needle(alt)
+                for s in signatures_of(d)
+                if s.kind in ("message", "check")
+                for alt in split_top_level(s.pattern, "|", escapes=True)
+            ]
+            rows.append(
+                {
+                    "id": rec.id,
+                    "url": f"{prefix}records/{rec.id}/",
+                    "title": plain(d["title"][lang]),
+                    "errors": [e for e in errors if len(e) >= 6],
+                    "texts": [plain(d["title"][lang]), *(plain(x) for x in d["symptoms"][lang])],
+                }
+            )
         out["records"][lang] = rows
     return out
-
 
 
 # -- the reported tier: upstream's most reported errors without a proven record -----------------------
@@ -808,8 +920,12 @@ def reported_page(clusters: list, lang: str, href, limit: int = 100) -> str:
     crash_only = {r.number for c in clusters if c.generic and not c.records for r in c.issues}
     if not clusters:
         return t["reported_empty"] + "\n"
-    out = [t["reported_count"].format(n=len(todo), shown=min(limit, len(todo)),
-                                      reports=len({r.number for c in clusters for r in c.issues})) + "\n"]
+    out = [
+        t["reported_count"].format(
+            n=len(todo), shown=min(limit, len(todo)), reports=len({r.number for c in clusters for r in c.issues})
+        )
+        + "\n"
+    ]
     for c in todo[:limit]:
         states = t["reported_open"].format(n=len(c.open)) if c.open else t["reported_closed"]
         head = f"### {_md_code(c.signature)}"
@@ -827,7 +943,9 @@ def reported_page(clusters: list, lang: str, href, limit: int = 100) -> str:
         out.append(t["list_sep"].join(meta) + "\n")
         for r in sorted(c.issues, key=lambda r: r.number, reverse=True)[:10]:
             state = t["reported_state"][r.state]
-            out.append(f"- [#{r.number}]({r.url}) {escape(r.title)} ({state}{t['list_sep'] + r.created_at if r.created_at else ''})")
+            out.append(
+                f"- [#{r.number}]({r.url}) {escape(r.title)} ({state}{t['list_sep'] + r.created_at if r.created_at else ''})"
+            )
         if len(c.issues) > 10:
             out.append(f"- … {len(c.issues) - 10}")
         out.append("")

@@ -65,8 +65,11 @@ class Client:
         """One GET, with rate limits waited out and 5xx tried again; 304 and 404/410 are answers."""
         if not url.startswith(("http://", "https://")):
             url = self.api.rstrip("/") + url
-        headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
-                   "User-Agent": "xlakb-upstream-harvest"}
+        headers = {
+            "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": "2022-11-28",
+            "User-Agent": "xlakb-upstream-harvest",
+        }
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
         if etag:
@@ -178,8 +181,10 @@ def harvest(root: Path, repo: str, client: Client, *, since: str | None = None, 
     stopped), with their comments, into the store; resumable. Returns what it did."""
     state = load_state(root)
     if state.get("repo") not in (None, repo):
-        raise XlakbError(f"{root / STATE} is the harvest of {state['repo']}, not {repo}",
-                         hint="harvest into another checkout, or remove that file")
+        raise XlakbError(
+            f"{root / STATE} is the harvest of {state['repo']}, not {repo}",
+            hint="harvest into another checkout, or remove that file",
+        )
     since = since or state.get("since")
     params = {"state": "all", "sort": "updated", "direction": "asc", "per_page": "100"}
     if since:

@@ -42,15 +42,34 @@ class Cluster:
         return sorted({label for r in self.issues for label in r.labels})
 
     def to_json(self) -> dict:
-        return {"key": self.key, "signature": self.signature, "location": self.location, "kind": self.kind,
-                "helper": self.helper, "generic": self.generic,
-                "issues": [{"number": r.number, "title": r.title, "state": r.state, "url": r.url,
-                            "created_at": r.created_at, "labels": r.labels, "seeded": r.seeded} for r in self.issues],
-                "fixed_by": self.fixed_by, "first_fixed": self.first_fixed, "records": self.records}
+        return {
+            "key": self.key,
+            "signature": self.signature,
+            "location": self.location,
+            "kind": self.kind,
+            "helper": self.helper,
+            "generic": self.generic,
+            "issues": [
+                {
+                    "number": r.number,
+                    "title": r.title,
+                    "state": r.state,
+                    "url": r.url,
+                    "created_at": r.created_at,
+                    "labels": r.labels,
+                    "seeded": r.seeded,
+                }
+                for r in self.issues
+            ],
+            "fixed_by": self.fixed_by,
+            "first_fixed": self.first_fixed,
+            "records": self.records,
+        }
 
 
-def build(reports: Mapping[int, Report], records: Iterable[Mapping] = (), fixes: Mapping[int, str] | None = None
-          ) -> list[Cluster]:
+def build(
+    reports: Mapping[int, Report], records: Iterable[Mapping] = (), fixes: Mapping[int, str] | None = None
+) -> list[Cluster]:
     """Every cluster: the issues (not pull requests) grouped by each error signature they show (an issue
     with two different errors is in two clusters), with the pull requests closing them, the records naming
     them and ``fixes`` (fix PR -> first release with it, from records and mined proofs). Most reported first.
@@ -89,8 +108,9 @@ def build(reports: Mapping[int, Report], records: Iterable[Mapping] = (), fixes:
     for c in by_key.values():
         numbers = {r.number for r in c.issues}
         c.records = sorted({rid for n in numbers for rid in naming.get(n, ())})
-        c.fixed_by = sorted({p for n in numbers for p in closing.get(n, ())}
-                            | {p for rid in c.records for p in record_fixes.get(rid, [])})
+        c.fixed_by = sorted(
+            {p for n in numbers for p in closing.get(n, ())} | {p for rid in c.records for p in record_fixes.get(rid, [])}
+        )
         shipped = sorted((fixes[p] for p in c.fixed_by if p in fixes), key=lambda v: tuple(int(x) for x in v.split(".")))
         c.first_fixed = shipped[0] if shipped else None
     # most reported first; clusters of a bare fatal signal (any crashes) after every error
@@ -158,6 +178,12 @@ def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
             seen.add(c.key)
             out.append(Reported(c, e, exact=e.location == c.location))
     kinds = ("check", "assert", "status", "lowering", "exception", "crash")
-    out.sort(key=lambda h: (h.cluster.generic, kinds.index(h.cluster.kind) if h.cluster.kind in kinds else 9, not h.exact,
-                            -len(h.cluster.issues)))
+    out.sort(
+        key=lambda h: (
+            h.cluster.generic,
+            kinds.index(h.cluster.kind) if h.cluster.kind in kinds else 9,
+            not h.exact,
+            -len(h.cluster.issues),
+        )
+    )
     return out

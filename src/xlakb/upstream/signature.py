@@ -17,16 +17,24 @@ from dataclasses import dataclass
 KIND_PATTERNS = (
     ("check", r"(?:Check failed|CHECK failed|RET_CHECK failure)\b.*"),
     ("assert", r"\S.*INTERNAL ASSERT FAILED.*"),
-    ("status", r"(?:Non-OK-status|Bad StatusOr access|(?<![A-Z_])(?:INVALID_ARGUMENT|INTERNAL|UNIMPLEMENTED|"
-               r"RESOURCE_EXHAUSTED|FAILED_PRECONDITION|NOT_FOUND|UNAVAILABLE|ABORTED|OUT_OF_RANGE|"
-               r"DEADLINE_EXCEEDED|UNKNOWN)(?::| error:))\s*.*"),
-    ("lowering", r"(?:Error while lowering|Lowering (?:of )?\S+ (?:is )?not (?:supported|implemented)|"
-                 r"Unsupported XLA type)\b.*"),
+    (
+        "status",
+        r"(?:Non-OK-status|Bad StatusOr access|(?<![A-Z_])(?:INVALID_ARGUMENT|INTERNAL|UNIMPLEMENTED|"
+        r"RESOURCE_EXHAUSTED|FAILED_PRECONDITION|NOT_FOUND|UNAVAILABLE|ABORTED|OUT_OF_RANGE|"
+        r"DEADLINE_EXCEEDED|UNKNOWN)(?::| error:))\s*.*",
+    ),
+    (
+        "lowering",
+        r"(?:Error while lowering|Lowering (?:of )?\S+ (?:is )?not (?:supported|implemented)|"
+        r"Unsupported XLA type)\b.*",
+    ),
     ("exception", r"(?:^|(?<=\s)|(?<=>))(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b:.*"),
     ("crash", r"(?:Segmentation fault|SIGSEGV|SIGABRT|Aborted \(core dumped\)|Fatal Python error:).*"),
 )
-LOG_PREFIX = (r"^\s*(?:\S+ \S+ main shadow\.py:\d+ > )?(?:[FEWI]\d{4} [\d:. ]+\s*\d*\s*\S+:\d+\]\s*|"
-              r"\d{4}-\d\d-\d\d[ T][\d:.,]+:?\s*(?:[FEWI] )?(?:\S+:\d+\]\s*)?)")
+LOG_PREFIX = (
+    r"^\s*(?:\S+ \S+ main shadow\.py:\d+ > )?(?:[FEWI]\d{4} [\d:. ]+\s*\d*\s*\S+:\d+\]\s*|"
+    r"\d{4}-\d\d-\d\d[ T][\d:.,]+:?\s*(?:[FEWI] )?(?:\S+:\d+\]\s*)?)"
+)
 CPP_FRAME = r"\btorch_xla::(?:\w+::)*(\w+)(?=\()"
 #: a Python traceback frame: its file and function
 PY_FRAME = r'File "([^"]+)", line \d+, in (\S+)'
@@ -36,19 +44,25 @@ PY_FRAME = r'File "([^"]+)", line \d+, in (\S+)'
 HELPER_SOURCE = r"\.h$|^aten_xla_bridge\.cpp$"
 #: torch_xla C++ frames every op or every execution passes through: handle accessors, tensor unwrapping,
 #: the graph walk, the stack printer, status unwrapping. The guilty place is the first frame below them.
-HELPER_FRAME = (r"^(?:CurrentStackTrace|GetHandle|GetOpaqueHandle|GetXlaTensor\w*|TryGetXlaTensor|"
-                r"GetOrCreateXlaTensor\w*|GetXlaTensors|RunPostOrder|ConsumeValue|MaybeThrow|GetValueOrThrow|"
-                r"OkOrThrow|ShapeHelper|CheckStatus)$")
+HELPER_FRAME = (
+    r"^(?:CurrentStackTrace|GetHandle|GetOpaqueHandle|GetXlaTensor\w*|TryGetXlaTensor|"
+    r"GetOrCreateXlaTensor\w*|GetXlaTensors|RunPostOrder|ConsumeValue|MaybeThrow|GetValueOrThrow|"
+    r"OkOrThrow|ShapeHelper|CheckStatus)$"
+)
 #: Python frames that say where the program was, not why: the step marker, autograd's and nn.Module's
 #: entries, test harness wrappers (the generic entry frames of triage's data/triage_generic.yaml)
-ENTRY_FRAME = (r"^(?:mark_step|sync|step|optimizer_step|wait_device_ops|backward|grad|_engine_run_backward|"
-               r"_call_impl|_wrapped_call_impl|__call__|_op|wrapper|inner|_fn|<module>|<lambda>)$")
+ENTRY_FRAME = (
+    r"^(?:mark_step|sync|step|optimizer_step|wait_device_ops|backward|grad|_engine_run_backward|"
+    r"_call_impl|_wrapped_call_impl|__call__|_op|wrapper|inner|_fn|<module>|<lambda>)$"
+)
 #: what a crash prints last, whatever went wrong: the fatal-signal handler's line, the shell's "Segmentation
 #: fault"/"Aborted", Python's faulthandler on a signal, a spawner saying its worker died of a signal or an exit
 #: code. With no guilty place these are a crash's consequence, never its title (ErrorLine.consequence).
-CONSEQUENCE = (r"^(?:SIG[A-Z]+ received by PID\b|Segmentation fault\b|SIGSEGV\b|SIGABRT\b|Aborted\b|"
-               r"Fatal Python error: (?:Segmentation fault|Aborted|Bus error|Floating point exception)\b)|"
-               r"\bterminated with (?:signal|exit code)\b")
+CONSEQUENCE = (
+    r"^(?:SIG[A-Z]+ received by PID\b|Segmentation fault\b|SIGSEGV\b|SIGABRT\b|Aborted\b|"
+    r"Fatal Python error: (?:Segmentation fault|Aborted|Bus error|Floating point exception)\b)|"
+    r"\bterminated with (?:signal|exit code)\b"
+)
 SOURCE = r"(?:torch_xla/csrc|xla|tensorflow/compiler/xla)/[\w/]*?(\w+\.(?:cpp|cc|h))(?::\d+)?"
 #: an inline code span of Markdown prose
 CODE_SPAN = r"`([^`\n]{8,})`"
@@ -71,8 +85,7 @@ PLACEHOLDERS = (
     (r"0x[0-9a-fA-F]+", "<addr>"),
     (r"\b\d+(?:\.\d+)?\s?(?:[KMGT]i?B?|bytes)\b", "<size>"),
     (r"\b(?:pred|[suf]\d{1,2}|bf16|c64|c128)\[[\d,\s]*\](?:\{[\d,\s]*\})?", "<shape>"),
-    (r"\b(?:torch\.)?(?:float|bfloat|int|uint|complex)(?:8|16|32|64|128)\b|\b(?:torch\.)?(?:half|double|bool|long)\b",
-     "<dtype>"),
+    (r"\b(?:torch\.)?(?:float|bfloat|int|uint|complex)(?:8|16|32|64|128)\b|\b(?:torch\.)?(?:half|double|bool|long)\b", "<dtype>"),
     (r"\[[\d,\s]*\]|\([\d,\s]+\)|torch\.Size\(\[[\d,\s]*\]\)", "<dims>"),
     (r"'[^'\n]{1,120}'|\"[^\"\n]{1,120}\"|`[^`\n]{1,120}`", "keep-identifier"),
     (r"(?<![\w<])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?\b", "<n>"),
@@ -103,10 +116,21 @@ _PLACEHOLDERS = tuple((re.compile(p), _keep_identifier if r == "keep-identifier"
 
 def export_rules() -> dict:
     """The rules as the site's paste box reads them."""
-    return {"kinds": [list(k) for k in KIND_PATTERNS], "log_prefix": LOG_PREFIX, "cpp_frame": CPP_FRAME,
-            "py_frame": PY_FRAME, "helper_source": HELPER_SOURCE, "helper_frame": HELPER_FRAME,
-            "entry_frame": ENTRY_FRAME, "consequence": CONSEQUENCE, "source": SOURCE, "identifier": IDENTIFIER, "code_span": CODE_SPAN, "placeholders": [list(p) for p in PLACEHOLDERS],
-            "max_signature": MAX_SIGNATURE}
+    return {
+        "kinds": [list(k) for k in KIND_PATTERNS],
+        "log_prefix": LOG_PREFIX,
+        "cpp_frame": CPP_FRAME,
+        "py_frame": PY_FRAME,
+        "helper_source": HELPER_SOURCE,
+        "helper_frame": HELPER_FRAME,
+        "entry_frame": ENTRY_FRAME,
+        "consequence": CONSEQUENCE,
+        "source": SOURCE,
+        "identifier": IDENTIFIER,
+        "code_span": CODE_SPAN,
+        "placeholders": [list(p) for p in PLACEHOLDERS],
+        "max_signature": MAX_SIGNATURE,
+    }
 
 
 @dataclass(frozen=True)
@@ -192,8 +216,9 @@ def error_lines(text: str) -> list[ErrorLine]:
                 sig = signature_of(found)
                 if len(sig) < 8:
                     break
-                location, helper = _location(segment, "\n".join(lines[i:i + 12]), "\n".join(lines[i:i + 40]),
-                                             "\n".join(lines[max(0, i - 40):i]))
+                location, helper = _location(
+                    segment, "\n".join(lines[i : i + 12]), "\n".join(lines[i : i + 40]), "\n".join(lines[max(0, i - 40) : i])
+                )
                 item = ErrorLine(kind, found[:500], sig, location, helper)
                 if item.key not in seen:
                     seen.add(item.key)

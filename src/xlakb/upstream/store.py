@@ -96,10 +96,21 @@ def report_from_github(obj: Mapping, comments: Iterable[Mapping] = (), *, seeded
     url = obj.get("html_url") or ""
     if not isinstance(url, str) or not url.startswith("https://"):
         raise XlakbError(f"{where}issue #{number}: 'html_url' is {url!r}, not a https link")
-    return Report(number=number, title=title.strip(), state=state, url=url, labels=sorted(set(labels)),
-                  created_at=_date(obj.get("created_at")), closed_at=_date(obj.get("closed_at")),
-                  updated_at=obj.get("updated_at") or None, pull_request=is_pr, merged=merged, closes=closes,
-                  errors=[{k: v for k, v in asdict(e).items() if v or k != "helper"} for e in lines], seeded=seeded)
+    return Report(
+        number=number,
+        title=title.strip(),
+        state=state,
+        url=url,
+        labels=sorted(set(labels)),
+        created_at=_date(obj.get("created_at")),
+        closed_at=_date(obj.get("closed_at")),
+        updated_at=obj.get("updated_at") or None,
+        pull_request=is_pr,
+        merged=merged,
+        closes=closes,
+        errors=[{k: v for k, v in asdict(e).items() if v or k != "helper"} for e in lines],
+        seeded=seeded,
+    )
 
 
 def combine(reports: Iterable[Report]) -> list[Report]:
@@ -132,8 +143,10 @@ def load(root: Path) -> dict[int, Report]:
             report.errors = _signed(report.errors)
             out[int(data["number"])] = report
         except (ValueError, KeyError, TypeError) as err:
-            raise XlakbError(f"{path}:{n}: not a stored report ({err})",
-                             hint="it is written by xlakb upstream import/fetch; restore it from git") from None
+            raise XlakbError(
+                f"{path}:{n}: not a stored report ({err})",
+                hint="it is written by xlakb upstream import/fetch; restore it from git",
+            ) from None
     return out
 
 

@@ -27,10 +27,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 
-NOISE = re.compile(r"I torch_xla/csrc/device\.cpp:\d+\] Using SPMD virtual device optimization|"
-                   r"^(?:REPRODUCED|NOT REPRODUCED|UNTESTABLE|ERROR|INFO|elapsed)\b")
-ERROR_SHOWN = re.compile(r"Traceback \(most recent call last\)|Check failed|RET_CHECK|\w+Error: |Aborted|terminate called|"
-                         r"Fatal Python error: |Segmentation fault")
+NOISE = re.compile(
+    r"I torch_xla/csrc/device\.cpp:\d+\] Using SPMD virtual device optimization|"
+    r"^(?:REPRODUCED|NOT REPRODUCED|UNTESTABLE|ERROR|INFO|elapsed)\b"
+)
+ERROR_SHOWN = re.compile(
+    r"Traceback \(most recent call last\)|Check failed|RET_CHECK|\w+Error: |Aborted|terminate called|"
+    r"Fatal Python error: |Segmentation fault"
+)
 ENV_PATH = re.compile(r"/[^\s\"']*/envs/(?:uv|docker)/[0-9a-f]{20}/venv/lib/(python3\.\d+)/site-packages/")
 
 
@@ -67,16 +71,21 @@ def main(argv: list[str]) -> int:
                 res = probe(rec, cand, backend, cache=cache)
                 log = Path(res.log)
                 if res.verdict.value != row["verdict"]:
-                    print(f"warning: {rec.id} on {cand.label}: measured {res.verdict.value} now, the matrix says {row['verdict']}",
-                          file=sys.stderr)
+                    print(
+                        f"warning: {rec.id} on {cand.label}: measured {res.verdict.value} now, the matrix says {row['verdict']}",
+                        file=sys.stderr,
+                    )
                     continue
             where = HERE / ("positive" if row["verdict"] == "reproduced" else "negative/measured")
             trimmed = trim(log.read_text("utf-8", "replace"))
             if not trimmed.strip():
                 continue  # the run printed nothing but its verdict: nothing a user would paste
             if row["verdict"] == "reproduced" and not ERROR_SHOWN.search(trimmed):
-                print(f"{rec.id}@{cand.label}: no error in the log (the reproducer shows the bug another way): "
-                      f"not a triage positive", file=sys.stderr)
+                print(
+                    f"{rec.id}@{cand.label}: no error in the log (the reproducer shows the bug another way): "
+                    f"not a triage positive",
+                    file=sys.stderr,
+                )
                 continue
             where.mkdir(parents=True, exist_ok=True)
             (where / f"{rec.id}@{cand.label}.log").write_text(trimmed)
