@@ -457,3 +457,32 @@ def test_matrix_measures_a_declared_workaround_beside_the_bug(kb, wheelhouse):
     r = xlakb("matrix", "fake-bug", *common, "--variants", "workaround", root=kb)
     assert r.returncode == 0 and "written: bisect/fake-bug/matrix.json" not in r.stdout
     assert json.loads((kb / "bisect" / "fake-bug" / "matrix.json").read_text())["results"] == bug["results"]
+
+
+def test_triage_reads_a_compiled_index_rebuilt_only_when_an_input_changes(kb):
+    """`xlakb triage` answers from an index kept beside the cache: built once from the records, catalog and
+    reports, read again while they are unchanged, built again when a record changes (the new answer shows)."""
+    from xlakb import compiled
+
+    path = fake_record(kb)
+    data = yaml.safe_load(path.read_text())
+    data["signatures"] = [{"message": "unhashable type: 'list'"}, {"frame": {"file": r"xla_sharding\.py"}}]
+    path.write_text(yaml.safe_dump(data, allow_unicode=True))
+    paste = kb / "paste.log"
+    paste.write_text(
+        'Traceback (most recent call last):\n  File "/x/site-packages/torch_xla/distributed/spmd/xla_sharding.py", '
+        "line 10, in mark_sharding\nTypeError: unhashable type: 'list'\n"
+    )
+    first = xlakb("triage", str(paste), root=kb)
+    folder = Path(os.environ["XLAKB_CACHE_DIR"]) / "index"
+    built = sorted(folder.glob("triage-*.json"))
+    assert len(built) == 1 and "fake-bug" in first.stdout
+    stamp = built[0].stat().st_mtime_ns
+    assert xlakb("triage", str(paste), root=kb).stdout == first.stdout
+    assert sorted(folder.glob("triage-*.json")) == built and built[0].stat().st_mtime_ns == stamp  # read, not rebuilt
+    path.write_text(path.read_text().replace("Fake bug for tests", "A renamed fake bug"))
+    again = xlakb("triage", str(paste), root=kb)
+    assert "A renamed fake bug" in again.stdout
+    now = sorted(folder.glob("triage-*.json"))
+    assert len(now) == 1 and now != built  # the stale index is gone
+    assert compiled.load(kb)["triage"]["records"][0]["title"]["en"] == "A renamed fake bug"

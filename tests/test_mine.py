@@ -125,7 +125,11 @@ def upstream(tmp_path) -> dict:
     )
     release(repo, "r2.1", "v2.1.0")
     release(repo, "r2.5", "v2.5.1")
-    shas["fix"] = commit(repo, "Fix the BUG attribute on XLA tensors (#101)", {"test/test_bug.py": FIXED_TEST})
+    shas["fix"] = commit(
+        repo,
+        "Fix the BUG attribute on XLA tensors (#101)",
+        {"test/test_bug.py": FIXED_TEST, "torch_xla/csrc/tensor.cpp": "// BUG gone\n"},  # a fix changes what ships
+    )
     shas["docs"] = commit(repo, "Update docs for the op guide (#102)", {"test/test_bug.py": FIXED_TEST + "# docs\n"})
     shas["tpu"] = commit(repo, "Fix a crash on TPU v5 (#103)", {"test/tpu/test_tpu_thing.py": TPU_TEST})
     release(repo, "r2.6", "v2.6.0")
@@ -1225,3 +1229,11 @@ def test_a_review_of_the_fix_overrides_the_rules_and_the_table_keeps_both(tmp_pa
         with pytest.raises(XlakbError, match=re.escape(said)) as err:
             load_review(tmp_path)
         assert str(err.value).startswith("mined/review.yaml")
+
+
+def test_a_commit_that_changes_only_tests_is_not_the_fix_of_what_its_test_shows():
+    """#5721 and #8949 only added tests: the releases' difference came from another change."""
+    failure = "XLAKB-TRIGGER ERROR T.test_print: TypeError: 'NoneType' object is not subscriptable"
+    assert triggers.kind_of(failure, changed=("test/test_operations.py",)).rule == "tests-only-commit"
+    assert triggers.kind_of(failure, changed=("test/test_operations.py", "torch_xla/core/xla_model.py")).kind == "bug"
+    assert triggers.kind_of(failure).kind == "bug"  # nothing known of the commit: the rules of the failure decide

@@ -2,6 +2,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fakewheels import fake_record
 from xlakb.errors import XlakbError
@@ -360,3 +362,52 @@ def test_nothing_committed_names_a_path_of_the_machine_it_was_measured_on():
         == "from '<site-packages>/_XLAC.so'"
     )
     assert command(["bisect", "r", "--repo", "/home/me/xla", "--start=/abs/start"]) == "bisect r --repo ../xla --start=start"
+
+
+# -- a hostile record cannot stall the tools ---------------------------------------------------------------
+BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+    f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+    for i in range(9)
+)
+
+
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        (BOMB, "refused: an alias (*name): records do not use anchors and aliases"),
+        ("a: " + "[" * 5000 + "]" * 5000 + "\n", "nest"),
+        ("a: " + "[" * 30 + "]" * 30 + "\n", "refused: nested deeper than 24 levels"),  # libyaml or our bound: refused either way
+        ("a:\n" + "".join(f"  - {i}\n" for i in range(30_000)), "refused: more than 20000 values"),
+        ("x" * (600 * 1024), "bytes: a record is at most 512 KiB"),
+    ],
+)
+def test_a_hostile_record_is_refused_at_once_naming_the_file(kb, text, said):
+    """An alias bomb expands to gigabytes, a deep nest overflows the stack, a huge file takes memory: each is
+    refused from the parser's event stream, in well under a second, with one line naming the file."""
+    import time
+    import tracemalloc
+
+    fake_record(kb)
+    (kb / "issues" / "bomb.yaml").write_text(text)
+    tracemalloc.start()
+    started = time.perf_counter()
+    problems = problems_of(kb)
+    took = time.perf_counter() - started
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert [p for p in problems if p.startswith("issues/bomb.yaml")] and said in "\n".join(problems)
+    assert all(p.count("\n") == 0 for p in problems)
+    assert took < 5 and peak < 200 * 1024 * 1024  # bounds, not a speed target (benchmarks measure speed)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab:-[]{}&*!|>'\" \n\t#,?%@`0") + ["\u4e2d"]), max_size=200))
+def test_any_record_text_is_read_or_refused_with_a_problem_never_a_crash(tmp_path_factory, text):
+    from xlakb.records import parse_file
+
+    path = tmp_path_factory.mktemp("fuzz") / "issues" / "x.yaml"
+    path.parent.mkdir()
+    path.write_text(text, "utf-8")
+    data, _node, problems = parse_file(path)
+    assert (data is None) == bool(problems) or isinstance(data, dict)

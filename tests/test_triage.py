@@ -597,3 +597,48 @@ def test_every_reason_evidence_is_generic_reads_in_chinese():
     ):
         zh = reason(text, "zh")
         assert han.search(zh) and not re.search(r"\b(also|evidence|frame|printed|helper|every|any|call sites)\b", zh), (text, zh)
+
+
+# -- whose problem it is -----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "paste, layers, said",
+    [
+        # an XLA log line, with no torch_xla frame (the user cut the traceback)
+        ("F0000 00:00:1 1 hlo_sharding.cc:1034] Check failed: IsTuple()\n", ("xla",), "may well be a torch_xla problem"),
+        # torch's own message about the XLA backend
+        ("RuntimeError: Unimplemented backend XLA\n", ("torch",), "may well be a torch_xla problem"),
+        ("AssertionError\n    assert outputs.is_cuda or outputs.device.type == 'xla'\n", ("torch",), "lines of torch, about"),
+        # the TPU runtime and its memory
+        (
+            "RuntimeError: Resource exhausted: From /job:tpu_worker/replica:0/task:0:\nHBM capacity 8.00G\n",
+            ("tpu",),
+            "TPU runtime",
+        ),
+        # the name torch_xla gives its graphs
+        ("Rerun with --xla_dump_to: *module_0001.SyncTensorsGraph.68.*\n", ("torch_xla",), "may well be"),
+        # nothing of torch_xla's layers: not a torch_xla problem
+        ("Traceback (most recent call last):\nKeyError: 'foo'\n", (), "this does not look like a torch_xla problem"),
+    ],
+)
+def test_not_a_torch_xla_problem_only_when_no_layer_of_it_printed_a_line(paste, layers, said):
+    from xlakb.triage_report import report
+
+    result = triage(
+        log_from_text(paste, "paste"),
+        [],
+    )
+    assert result.layers == layers
+    assert said in "\n".join(report(result, source="paste"))
+
+
+def test_another_framework_on_xla_is_named_not_called_torch_xla_s():
+    from xlakb.triage_report import report
+
+    paste = '  File "/x/jax/_src/dispatch.py", line 1, in f\nF0000 hlo_instruction.h:1] Check failed: has_sharding()\n'
+    result = triage(
+        log_from_text(paste, "paste"),
+        [],
+    )
+    text = "\n".join(report(result, source="paste"))
+    assert result.other_backends == ("JAX",) and "xla" in result.layers
+    assert "the paste shows JAX and nothing of torch_xla" in text and "may well be" not in text

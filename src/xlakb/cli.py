@@ -127,11 +127,9 @@ def cmd_list(args) -> int:
 
 def _ui(lang: str) -> dict:
     """The interface words of ``lang`` (data/ui.yaml, shared with the site)."""
-    from importlib import resources
+    from .words import ui
 
-    import yaml
-
-    return yaml.safe_load((resources.files("xlakb") / "data" / "ui.yaml").read_text("utf-8"))[lang]
+    return ui()[lang]
 
 
 def cmd_show(args) -> int:
@@ -487,9 +485,10 @@ def _read_log_arg(file: str | None):
 def cmd_triage(args) -> int:
     import json
 
-    from .knowledge import export, upstream_clusters
+    from . import compiled
     from .triage import BadInput, engine, result_json, triage
     from .triage_report import generic_hit, message_history, report
+    from .upstream.index import Cluster
     from .upstream.index import match as upstream_match
 
     root = find_root(args.root)
@@ -500,9 +499,10 @@ def cmd_triage(args) -> int:
         return EXIT_BAD_INPUT
     for note in log.notes:
         print(f"note: {note}", file=sys.stderr)
-    records, catalog = engine(export(root))
+    index = compiled.load(root)  # built once from the records, catalog and reports; rebuilt when they change
+    records, catalog = engine(index["triage"])
     result = triage(log, records, torch_xla=args.torch_xla, catalog=catalog)
-    reported = upstream_match(log.text, upstream_clusters(root))
+    reported = upstream_match(log.text, [Cluster.from_json(c) for c in index["clusters"]])
     if args.json:
         data = result_json(result)
         data["upstream"] = [

@@ -249,6 +249,34 @@ def _validator() -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(schema(), format_checker=jsonschema.FormatChecker())
 
 
+#: what a record file may be at most: records are a few kilobytes; a hostile file (an alias bomb, a deep
+#: nest, a huge file) is refused in well under a second with bounded memory, naming the file
+MAX_BYTES = 512 * 1024
+MAX_DEPTH = 24
+MAX_NODES = 20_000
+
+
+def _hostile(text: str) -> tuple[int | None, str] | None:
+    """Why a record's YAML is refused before it is built, read from its event stream (the parser streams, so
+    an alias bomb is refused at its first alias, never expanded): (line, what), or None."""
+    depth = nodes = 0
+    for event in yaml.parse(text, Loader=_SafeLoader):
+        line = event.start_mark.line + 1 if event.start_mark else None
+        if isinstance(event, yaml.AliasEvent):
+            return line, "an alias (*name): records do not use anchors and aliases"
+        if isinstance(event, yaml.NodeEvent):
+            nodes += 1
+            if nodes > MAX_NODES:
+                return line, f"more than {MAX_NODES} values"
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return line, f"nested deeper than {MAX_DEPTH} levels"
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+    return None
+
+
 class _LineLoader(_SafeLoader):
     """SafeLoader that rejects duplicate keys (a silent overwrite loses data)."""
 
@@ -298,10 +326,16 @@ def _field(path: Iterable[Any]) -> str:
 def parse_file(path: Path) -> tuple[dict | None, yaml.Node | None, list[Problem]]:
     """Read one YAML file: its data, its node tree (for line numbers) and any syntax problem."""
     try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            return None, None, [Problem(path, None, "", f"{size} bytes: a record is at most {MAX_BYTES // 1024} KiB")]
         text = path.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as err:
         return None, None, [Problem(path, None, "", f"cannot read: {err}")]
     try:
+        refused = _hostile(text)
+        if refused:
+            return None, None, [Problem(path, refused[0], "", f"refused: {refused[1]}")]
         node = yaml.compose(text, Loader=_SafeLoader)
         data = yaml.load(text, Loader=_LineLoader)
     except yaml.YAMLError as err:

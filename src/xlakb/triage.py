@@ -200,6 +200,28 @@ TORCH_XLA_SIGNS = (
     ),
     ("a C++ frame of torch_xla", r"\btorch_xla::\w+", ""),
 )
+#: (layer, what, pattern, flags): lines that torch_xla's layers printed although the paste shows nothing of
+#: torch_xla itself (a user who cut the traceback): XLA's own C++ log lines and torch's messages about the XLA
+#: backend. With the catalog's own placing of a message (torch_xla, torch's lazy core, XLA), they say which
+#: layer printed a line; a paste with none of them, and no sign of torch_xla, is "not a torch_xla problem".
+LAYER_SIGNS = (
+    ("torch_xla", "the name torch_xla gives its graphs", r"\bSyncTensorsGraph\b|\bIrToHlo\b", ""),
+    (
+        "xla",
+        "a log line of XLA's C++, or its HLO",
+        r"\b(?:hlo_\w+|\w*sharding\w*|spmd_\w+|mesh_service|pjrt_\w+|xla_\w+|tpu_\w+|\w*computation_client)\.(?:cc|h)(?::\d+)?\b"
+        r"|\bHLO\b|\bHloModule\b",
+        "",
+    ),
+    ("tpu", "the TPU runtime or its memory", r"\blibtpu\b|\bHBM\b|/job:tpu_worker|\bTPU\b", ""),
+    (
+        "torch",
+        "torch's message names the XLA backend or device",
+        r"\b[Bb]ackend\s*['\"]?XLA\b|\bXLA\s+backend\b|device(?:\.type)?\s*(?:=|==)\s*['\"]?xla\b|\bxla:\d+\b|"
+        r"DispatchKey\.XLA\b|\bXLATensor\b|\btorch\.xla\b|\b[A-Z]\w*XLA\b",
+        "",
+    ),
+)
 #: lines that can hold an error message (the catalog is matched on these and the line after each; a
 #: paste of at most SHORT_PASTE lines is matched whole)
 ERROR_LINE = (
@@ -231,6 +253,7 @@ def _compile(pattern: str, flags: str = "") -> re.Pattern:
 
 _FRAME = re.compile(FRAME_PATTERN, re.M)
 _SIGNS = tuple((what, _compile(p, f)) for what, p, f in TORCH_XLA_SIGNS)
+_LAYERS = tuple((layer, _compile(p, f)) for layer, _what, p, f in LAYER_SIGNS)
 _ERROR_LINE = re.compile(ERROR_LINE, re.M)
 _VERSIONS = {
     name: tuple((where, _compile(p.format(name=rx), f)) for where, p, f in VERSION_PATTERNS) for name, rx in _NAMES.items()
@@ -298,6 +321,7 @@ class Facts:
     version_source: str | None
     origins: tuple[Origin, ...] = ()
     other_backends: tuple[str, ...] = ()
+    layers: tuple[str, ...] = ()  # which of torch_xla's layers printed lines of it (layers_of)
 
     @functools.cached_property
     def words(self) -> frozenset[str]:
@@ -386,7 +410,21 @@ def facts(log: Log | str, catalog: CatalogIndex = EMPTY_CATALOG, generic: dict |
     xla, where = _version(near_versions, "torch_xla")
     torch, _ = _version(near_versions, "torch")
     others = tuple(b["name"] for b in (generic or GENERIC)["other_backends"] if _rx(b["pattern"]).search(text))
-    return Facts(text, frames, tuple(signs), xla, torch, where, origins, others)
+    return Facts(text, frames, tuple(signs), xla, torch, where, origins, others, layers_of(text, origins, signs))
+
+
+#: the layers, in the order they are named
+LAYERS = ("torch_xla", "lazy", "xla", "tpu", "torch")
+
+
+def layers_of(text: str, origins, signs) -> tuple[str, ...]:
+    """Which of torch_xla's layers printed lines of the paste (torch_xla, lazy, xla, torch), in that order:
+    from torch_xla's own signs, the catalog's placing of its messages, and :data:`LAYER_SIGNS`."""
+    found = {"torch_xla"} if signs else set()
+    for o in origins:
+        found.update(o.row["origins"])
+    found.update(layer for layer, pattern in _LAYERS if pattern.search(text))
+    return tuple(x for x in LAYERS if x in found)
 
 
 # -- what is generic ---------------------------------------------------------------------------------------
@@ -524,6 +562,7 @@ class Result:
     ambiguous: bool = False
     other_backends: tuple[str, ...] = ()
     search: str = ""
+    layers: tuple[str, ...] = ()
 
     @property
     def strong(self) -> list[Match]:
@@ -808,7 +847,17 @@ def triage(
     matches.sort(key=lambda m: (m.strength != "strong", -m.score, m.id))
     related.sort(key=lambda m: (-m.score, m.id))
     return Result(
-        matches, f.torch_xla, version, f.torch_version, source, related, f.origins, ambiguous, f.other_backends, search_url(f)
+        matches,
+        f.torch_xla,
+        version,
+        f.torch_version,
+        source,
+        related,
+        f.origins,
+        ambiguous,
+        f.other_backends,
+        search_url(f),
+        f.layers,
     )
 
 
@@ -953,6 +1002,8 @@ def export_records(records: list[dict], cat=None, background: list[tuple[str, st
         "normalize": [list(x) for x in NORMALIZE],
         "frame_pattern": FRAME_PATTERN,
         "torch_xla_signs": [list(x) for x in TORCH_XLA_SIGNS],
+        "layer_signs": [list(x) for x in LAYER_SIGNS],
+        "layers": list(LAYERS),
         "error_line": ERROR_LINE,
         "short_paste": SHORT_PASTE,
         "version_patterns": {
@@ -1013,6 +1064,7 @@ def result_json(result: Result) -> dict:
         "version_source": result.version_source,
         "torch_xla_signs": list(result.torch_xla_signs),
         "other_backends": list(result.other_backends),
+        "layers": list(result.layers),
         "ambiguous": result.ambiguous,
         "matches": [match_json(m) for m in result.matches],
         "related": [match_json(m) for m in result.related],

@@ -12,12 +12,23 @@ from dataclasses import dataclass
 from . import cjk
 from .errors import XlakbError
 from .triage import Result, advice_text, base_version, releases_note
+from .words import ui
 
 WORDS = {
     "en": {
         "no_sign": "no sign of torch_xla in {source} (no torch_xla frame, import, version, XLA log line or message only "
         "torch_xla prints): this does not look like a torch_xla problem",
         "other_backend": "the paste shows {names} and nothing of torch_xla: records of torch_xla are not matched",
+        "layer_sign": "{source} shows no torch_xla frame, import or version, but lines of {layers}: it may well be a "
+        "torch_xla problem (the lines below say where each comes from)",
+        "layer_names": {
+            "torch_xla": "torch_xla",
+            "lazy": "torch's lazy-tensor core",
+            "xla": "XLA (also used by JAX)",
+            "tpu": "the TPU runtime",
+            "torch": "torch, about the XLA backend",
+        },
+        "sep": ", ",
         "version": "torch_xla {v} ({where})",
         "no_version": "torch_xla version: not in the log (pass --torch-xla X.Y.Z)",
         "given": "--torch-xla",
@@ -64,6 +75,16 @@ WORDS = {
         "no_sign": "{source} 中没有 torch_xla 的迹象（没有 torch_xla 的调用栈、导入、版本、XLA 日志行或只有 torch_xla 才会打印的信息），"
         "看起来不是 torch_xla 的问题",
         "other_backend": "粘贴的内容来自 {names}，且没有任何 torch_xla 的迹象：不与 torch_xla 的记录匹配",
+        "layer_sign": "{source} 中没有 torch_xla 的调用栈、导入或版本，但有来自 {layers} 的内容：这很可能是 torch_xla 的问题"
+        "（下方说明了每一行的来源）",
+        "layer_names": {
+            "torch_xla": "torch_xla",
+            "lazy": "torch 的惰性张量核心",
+            "xla": "XLA（JAX 也使用它）",
+            "tpu": "TPU 运行时",
+            "torch": "torch 关于 XLA 后端的报错",
+        },
+        "sep": "、",
         "version": "torch_xla {v}（{where}）",
         "no_version": "日志中没有 torch_xla 版本（可加 --torch-xla X.Y.Z）",
         "given": "--torch-xla",
@@ -119,22 +140,14 @@ class Change:
 
 
 def _ui_triage(lang: str) -> dict:
-    from importlib import resources
-
-    import yaml
-
-    return yaml.safe_load((resources.files("xlakb") / "data" / "ui.yaml").read_text("utf-8"))[lang]["triage"]
+    return ui()[lang]["triage"]
 
 
 _UI = {lang: _ui_triage(lang) for lang in WORDS}
 
 
 def _status_names(lang: str) -> dict:
-    from importlib import resources
-
-    import yaml
-
-    return yaml.safe_load((resources.files("xlakb") / "data" / "ui.yaml").read_text("utf-8"))[lang]["status"]
+    return ui()[lang]["status"]
 
 
 # English keeps the status as the CLI spells it (`xlakb list --status fixed`); Chinese names it
@@ -180,7 +193,13 @@ def report(
     shown = w["stdin"] if source == "standard input" else source
     out: list[str] = []
     if not result.torch_xla_signs and not result.matches:
-        out.append(cjk.join(w["no_sign"].format(source=shown)))
+        if (
+            result.layers and not result.other_backends
+        ):  # torch_xla's layers printed it, though the paste shows nothing of torch_xla itself
+            names = w["sep"].join(w["layer_names"][x] for x in result.layers)
+            out.append(cjk.join(w["layer_sign"].format(source=shown, layers=names)))
+        else:
+            out.append(cjk.join(w["no_sign"].format(source=shown)))
     if result.other_backends and not result.torch_xla_signs:
         out.append(w["other_backend"].format(names=", ".join(result.other_backends)))
     v = result.torch_xla_version
@@ -212,7 +231,7 @@ def report(
         out.append("")
         out.append(w["related"])
         for m in result.related:
-            out.append(f"  - {m.id} [{_STATUS[lang].get(m.record['status'], m.record['status'])}] — {m.record['title'][lang]}")
+            out.append(f"  - {m.id} [{_status(m.record, lang)}] — {m.record['title'][lang]}")
             for h in m.hits:
                 out.append(f"      {_hit(h, lang)}")
     if result.origins:
@@ -308,12 +327,17 @@ def reported_lines(reported: list, lang: str = "en", limit: int = 5, generic: li
     return out
 
 
+def _status(rec: dict, lang: str) -> str:
+    """A record's status in words; a limitation says what it is, never a bug's status."""
+    if rec.get("kind") == "limitation":
+        return WORDS[lang]["limitation"].format(fixed_in=rec.get("fixed_in"))
+    return _STATUS[lang].get(rec["status"], rec["status"])
+
+
 def _match_lines(n: int, m, lang: str) -> list[str]:
     w = WORDS[lang]
     rec = m.record
-    status = _STATUS[lang].get(rec["status"], rec["status"])
-    if rec.get("kind") == "limitation":  # never presented as a bug
-        status = WORDS[lang]["limitation"].format(fixed_in=rec.get("fixed_in"))
+    status = _status(rec, lang)
     out = [
         "",
         f"{n}. {rec['id']} [{status}] — {rec['title'][lang]}  {_paren(w['strength'][m.strength] + ', ' + w['score'] + ' ' + str(m.score), lang)}",

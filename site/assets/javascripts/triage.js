@@ -110,8 +110,14 @@
     var xla = version("torch_xla");
     var others = data.generic.other_backends.filter(function (b) { return rx(b.pattern).test(text); })
       .map(function (b) { return b.name; });
+    // which of torch_xla's layers printed lines of it (triage.py layers_of)
+    var found = {};
+    if (signs.length) found.torch_xla = true;
+    origins.forEach(function (o) { o.row.origins.forEach(function (x) { found[x] = true; }); });
+    data.layer_signs.forEach(function (l) { if (new RegExp(l[2], l[3]).test(text)) found[l[0]] = true; });
+    var layers = data.layers.filter(function (x) { return found[x]; });
     return { text: text, frames: frames, signs: signs, torch_xla: xla[0], where: xla[1], torch: version("torch")[0],
-             origins: origins, others: others };
+             origins: origins, others: others, layers: layers };
   }
 
   function describe(sig) {
@@ -378,7 +384,7 @@
         return { cluster: h.cluster, line: h.line, exact: h.exact, generic: genericHit(h.line, f.origins) };
       }),
       torch_xla: version || null, torch: f.torch || null, version_source: torchXla ? "given" : (f.where || null),
-      torch_xla_signs: f.signs, other_backends: f.others, ambiguous: ambiguous,
+      torch_xla_signs: f.signs, other_backends: f.others, layers: f.layers, ambiguous: ambiguous,
       matches: matches.map(matchJson), related: related.map(matchJson),
       origins: f.origins.map(function (o) {
         var note = (!v || !o.row.releases) ? "" : (o.row.release_list.indexOf(v) !== -1 ? "" : "not-in-release");
@@ -571,7 +577,10 @@
     var byId = {};
     data.records.forEach(function (r) { byId[r.id] = r; });
     var html = [];
-    if (!res.torch_xla_signs.length && !res.matches.length) html.push('<p class="xlakb-triage-none">' + esc(t.no_xla) + "</p>");
+    if (!res.torch_xla_signs.length && !res.matches.length) {
+      html.push('<p class="xlakb-triage-none">' + esc(res.layers.length && !res.other_backends.length ? t.layer_sign.replace("{layers}",
+        res.layers.map(function (x) { return t.layer_names[x]; }).join(t.sep)) : t.no_xla) + "</p>");
+    }
     if (res.other_backends.length && !res.torch_xla_signs.length) {
       html.push('<p class="xlakb-triage-none">' + esc(t.other_backend.replace("{names}", res.other_backends.join(", "))) + "</p>");
     }

@@ -11,10 +11,27 @@ engine knows only :mod:`xlakb.bisection.source` and :mod:`xlakb.candidate`.
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
-from ..bisection.source import Arg, Source
-from ..candidate import Candidate, workaround_of
 from ..errors import XlakbError
+
+if TYPE_CHECKING:
+    from ..bisection.source import Arg, Source
+
+
+def __getattr__(name: str):
+    """The bisection's types, imported when asked for: the command line reads :data:`SOURCES` to start, and
+    a command that bisects nothing imports no engine (``xlakb triage`` starts as fast as Python)."""
+    if name in ("Arg", "Source"):
+        from ..bisection import source
+
+        return getattr(source, name)
+    if name in ("Candidate", "workaround_of"):
+        from .. import candidate
+
+        return getattr(candidate, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["Arg", "Candidate", "NARROW_CHAIN", "SOURCES", "Source", "get_source", "source_arguments", "workaround_of"]
 
@@ -31,7 +48,7 @@ SOURCES: dict[str, str] = {
 NARROW_CHAIN = ("releases", "nightlies", "commits")
 
 
-def get_source(name: str) -> type[Source]:
+def get_source(name: str) -> type[Source]:  # noqa: F821 - imported when type checking
     where = SOURCES.get(name)
     if where is None:
         raise XlakbError(f"unknown candidate source {name!r}", hint=f"known: {', '.join(SOURCES)}")
@@ -39,7 +56,7 @@ def get_source(name: str) -> type[Source]:
     return getattr(importlib.import_module(module), attr)
 
 
-def source_arguments() -> list[Arg]:
+def source_arguments() -> list[Arg]:  # noqa: F821 - imported when type checking
     """Every source's options, each flag once (the first source declaring it wins), in registry order."""
     seen: dict[str, Arg] = {}
     for name in SOURCES:

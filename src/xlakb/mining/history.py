@@ -273,6 +273,12 @@ def renamed_from(repo, commit: str, path: str) -> str | None:
     return None
 
 
+def changed_files(repo, commit: str) -> list[str]:
+    """The paths ``commit`` changes (against its first parent)."""
+    r = open_repo(repo)
+    return [p for p in r.git.diff_tree("--no-commit-id", "--name-only", "-r", "--root", commit).splitlines() if p]
+
+
 def changed_lines(repo, commit: str, path: str, old_path: str | None = None) -> tuple[list[int], list[int]]:
     """What ``commit`` did to ``path``: the line numbers as it left the file that it added or changed, and
     the line numbers in its first parent's copy (at the path it had there: see renamed_from) that it removed

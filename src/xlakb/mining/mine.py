@@ -306,6 +306,7 @@ def judge_kinds(root: Path, repo, rows: list[Mined]) -> list[tuple[str, str, str
     review = load_review(root)
     changed = []
     texts: dict[tuple[str, str], str] = {}
+    changed_by: dict[str, tuple[str, ...]] = {}
     for m in rows:
         if m.status != "proved":
             continue
@@ -313,7 +314,11 @@ def judge_kinds(root: Path, repo, rows: list[Mined]) -> list[tuple[str, str, str
         if where not in texts:
             texts[where] = history.show_file(repo, *where) or "" if repo is not None else ""
         found = next((t for t in triggers.test_functions(texts[where], m.path) if t.test == m.test), None)
-        by_rule = triggers.kind_of(m.failure, found.text if found else "", tuple(sorted(m.env)), m.path, m.subject)
+        if m.commit not in changed_by and repo is not None:
+            changed_by[m.commit] = tuple(history.changed_files(repo, m.commit))
+        by_rule = triggers.kind_of(
+            m.failure, found.text if found else "", tuple(sorted(m.env)), m.path, m.subject, changed_by.get(m.commit)
+        )
         was = m.kind
         m.rule_kind = by_rule.kind
         m.kind, m.kind_rule, m.kind_reason = by_rule.kind, by_rule.rule, by_rule.reason

@@ -115,12 +115,26 @@ class Kind:
     reason: str
 
 
-def kind_of(failure: str, source: str = "", env: tuple[str, ...] = (), path: str = "", subject: str = "") -> Kind:
+def kind_of(
+    failure: str,
+    source: str = "",
+    env: tuple[str, ...] = (),
+    path: str = "",
+    subject: str = "",
+    changed: tuple[str, ...] | None = None,
+) -> Kind:
     """The first rule of ``kinds`` whose every given field matches: ``failure`` (the runner's line before the
-    fix), ``source`` (the test's text), ``env`` (the names of its settings), ``path``, ``subject``. None: a bug."""
+    fix), ``source`` (the test's text), ``env`` (the names of its settings), ``path``, ``subject``, and
+    ``changed`` (the files the commit changes; ``changes: tests-only`` matches a commit that changes no file
+    outside the test tree). None: a bug."""
     fields = {"failure": failure, "source": source, "env": "\n".join(env), "path": path, "subject": subject}
+    tests_only = changed is not None and bool(changed) and all(re.match(rules().get("test_tree", r"^test/"), f) for f in changed)
     for rule in rules().get("kinds", []):
         given = [k for k in fields if k in rule]
+        if rule.get("changes") == "tests-only":
+            if tests_only and all(re.search(rule[k], fields[k], re.MULTILINE) for k in given):
+                return Kind(rule["kind"], rule["name"], rule["reason"])
+            continue
         if given and all(re.search(rule[k], fields[k], re.MULTILINE) for k in given):
             return Kind(rule["kind"], rule["name"], rule["reason"])
     return Kind("bug", "", "no rule found a limitation or a check of something else: what failed is the release's")

@@ -315,17 +315,14 @@ def on_post_build(config) -> None:
     if plugin is not None and getattr(plugin, "building", False):
         return  # a nested per-language build; the outer one splits the index
     site = Path(config.site_dir)
-    from xlakb import catalog
-    from xlakb.triage import export_record, export_records
-
-    data = site / TRIAGE_DATA  # the records this build already read, with their matrices
-    data.parent.mkdir(parents=True, exist_ok=True)
-    triage_data = export_records(
-        [export_record(r.data, r.measured.matrix) for r in site_records(config) + site_limitations(config)], catalog.load()
-    )
+    from xlakb import compiled
     from xlakb.upstream.signature import export_rules
 
-    triage_data["upstream"] = {"rules": export_rules(), "clusters": [c.to_json() for c in _state.get("clusters") or []]}
+    data = site / TRIAGE_DATA  # the paste box reads the index `xlakb triage` reads (built once, kept beside the cache)
+    data.parent.mkdir(parents=True, exist_ok=True)
+    index = compiled.load(_state["root"])
+    triage_data = dict(index["triage"])
+    triage_data["upstream"] = {"rules": export_rules(), "clusters": index["clusters"]}
     data.write_text(json.dumps(triage_data, ensure_ascii=False, separators=(",", ":")), "utf-8")
     phrases = site / PHRASES_DATA
     phrases.write_text(

@@ -41,6 +41,24 @@ class Cluster:
     def labels(self) -> list[str]:
         return sorted({label for r in self.issues for label in r.labels})
 
+    @classmethod
+    def from_json(cls, data: dict) -> Cluster:
+        """A cluster as :meth:`to_json` wrote it (the compiled index keeps clusters this way)."""
+        issues = [
+            Report(
+                number=i["number"],
+                title=i["title"],
+                state=i["state"],
+                url=i["url"],
+                labels=list(i.get("labels") or []),
+                created_at=i.get("created_at"),
+                seeded=bool(i.get("seeded")),
+            )
+            for i in data.get("issues", [])
+        ]
+        fields = ("key", "signature", "location", "kind", "helper", "generic", "fixed_by", "first_fixed", "records")
+        return cls(**{k: data[k] for k in fields if k in data}, issues=issues)
+
     def to_json(self) -> dict:
         return {
             "key": self.key,
