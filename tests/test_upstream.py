@@ -483,3 +483,46 @@ def test_the_refresh_workflow_harvests_with_the_repository_token(kb, fake_github
     assert r.returncode == 0, r.stderr
     assert "6 issue(s) and pull request(s) read" in r.stdout
     assert all(auth == "Bearer t0ken" for _, auth in fake_github.log)
+
+
+# -- which commit fixes a stored report, and the first release with it ----------------------------------------
+def test_a_commit_that_says_it_fixes_a_report_gives_its_pr_and_first_release(tmp_path):
+    """A real git repository: a fix on master first shipped in v2.7.0 by ancestry, cherry-picked onto r2.6 as
+    v2.6.1 (so 2.6.1 is its first release); a commit naming another issue in its subject; a report stored as
+    open that a commit fixes is marked stale in its cluster."""
+    from test_mine import commit, git
+    from xlakb.upstream import links
+
+    repo = tmp_path / "xla"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "master")
+    commit(repo, "Initial (#1)", {"a.txt": "0"})
+    git(repo, "branch", "r2.6")
+    git(repo, "tag", "v2.6.0")
+    fix = commit(repo, "Fix the sharding spec of scalars (#20)\n\nFixes #10, the TypeError users saw.", {"a.txt": "1"})
+    commit(repo, "Make #11 go away in the loader (#21)", {"a.txt": "2"})
+    commit(repo, "Unrelated (#22)\n\nSee #12 for the background.", {"a.txt": "3"})
+    git(repo, "tag", "v2.7.0")
+    git(repo, "checkout", "-q", "r2.6")
+    commit(repo, "[Cherry-pick] Fix the sharding spec of scalars (#20) (#23)", {"a.txt": "1"})
+    git(repo, "tag", "v2.6.1")
+    git(repo, "checkout", "-q", "master")
+    found = links.find(repo, [10, 11, 12, 99])
+    assert sorted(found) == [10, 11]  # #12 is only mentioned, not fixed
+    assert found[10] == [{"pr": 20, "commit": fix[:12], "subject": "Fix the sharding spec of scalars (#20)", "release": "2.6.1"}]
+    assert found[11][0]["pr"] == 21 and found[11][0]["release"] == "2.7.0"
+    error = [
+        {
+            "kind": "exception",
+            "line": "TypeError: unhashable type: 'list'",
+            "signature": "TypeError: unhashable type: 'list'",
+            "location": "",
+        }
+    ]
+    reports = {
+        10: store.Report(10, "FSDPv2 fails", "open", "https://github.com/pytorch/xla/issues/10", errors=error),
+        13: store.Report(13, "same", "closed", "https://github.com/pytorch/xla/issues/13", errors=error),
+    }
+    (cluster,) = index.build(reports, linked=found)
+    assert cluster.fixed_by == [20] and cluster.first_fixed == "2.6.1" and cluster.stale == [10]
+    assert index.Cluster.from_json(cluster.to_json()).to_json() == cluster.to_json()

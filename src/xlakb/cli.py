@@ -407,6 +407,19 @@ def cmd_upstream(args) -> int:
     from .upstream import store
 
     root = find_root(args.root)
+    if args.action == "link":
+        from .upstream import links
+
+        if not args.clone:
+            raise XlakbError("xlakb upstream link needs a pytorch/xla clone", hint="--clone ../xla")
+        progress = ConsoleProgress(quiet=args.quiet)
+        reports = store.load(root)
+        fixes = links.find(args.clone, [r.number for r in reports.values() if not r.pull_request], progress)
+        path = links.save(root, fixes, "git log of master and the release branches of a pytorch/xla clone")
+        shipped = sum(1 for fs in fixes.values() if any(f.get("release") for f in fs))
+        print(f"{len(fixes)} stored report(s) named as fixed by a commit ({shipped} with a release holding it); "
+              f"{path.relative_to(root)}")
+        return 0
     if args.action == "import":
         if not args.file:
             raise XlakbError("xlakb upstream import needs a file", hint="a JSON array or JSON lines of GitHub issue objects")
@@ -959,10 +972,17 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
         description="fetch: read pytorch/xla's issues, pull requests and comments through the GitHub "
         "REST API (token from GITHUB_TOKEN or GH_TOKEN; resumable; incremental) into "
         "upstream/issues.jsonl. import: read GitHub issue objects from a file (a JSON array "
-        "or JSON lines). list: the clusters, most reported first.",
+        "or JSON lines). link: the commits of a clone that say they fix a stored report, and the first release "
+        "with each. list: the clusters, most reported first.",
     )
-    sp.add_argument("action", choices=["fetch", "import", "list"])
+    sp.add_argument("action", choices=["fetch", "import", "link", "list"])
     sp.add_argument("file", nargs="?", help="import: the file of GitHub issue objects")
+    sp.add_argument(
+        "--clone",
+        metavar="DIR",
+        help="link: a pytorch/xla clone; the commits that say they fix a stored report, with the first release of "
+        "each (upstream/fixes.json)",
+    )
     sp.add_argument("--repo", default="pytorch/xla", help="fetch: owner/name (default pytorch/xla)")
     sp.add_argument("--since", help="fetch: only what was updated since this ISO date (default: where the last fetch stopped)")
     sp.add_argument("--api", default=None, help="fetch: the API's address (default https://api.github.com, or $XLAKB_GITHUB_API)")

@@ -109,4 +109,6 @@ def upstream_clusters(root: Path):
     # the first release shipping a PR is a fact of the clone (ancestry or cherry-pick), whether or not the
     # PR's test proved a bug: every mined candidate gives it
     fixes = {m.pr: m.fixed_in for m in load_table(root) if m.pr and m.fixed_in}
-    return index.build(reports, [r.data for r in load_records(root)], fixes)
+    from .upstream import links
+
+    return index.build(reports, [r.data for r in load_records(root)], fixes, links.load(root))

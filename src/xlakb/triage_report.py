@@ -62,6 +62,7 @@ WORDS = {
         "reported_labels": ", label {labels}",
         "reported_also": "also",
         "reported_fix": "fixed by {prs}, first in {release}: upgrade",
+        "reported_stale": "stored as open, but a commit says it fixes {issues}: the stored state is stale",
         "reported_fix_pr": "fixed by {prs}",
         "reported_record": "proven record: {ids}",
         "reported_seeded": "(from the stored search corpus; a harvest with a token refreshes states and fixes)",
@@ -118,6 +119,7 @@ WORDS = {
         "reported_labels": "，标签 {labels}",
         "reported_also": "另见",
         "reported_fix": "已由 {prs} 修复，首个包含修复的版本为 {release}：请升级",
+        "reported_stale": "存档中为未关闭状态，但已有提交说明它修复了 {issues}：存档的状态已过时",
         "reported_fix_pr": "已由 {prs} 修复",
         "reported_record": "已验证的记录：{ids}",
         "reported_seeded": "（来自已存储的搜索语料；用令牌抓取后会刷新状态与修复信息）",
@@ -315,6 +317,8 @@ def reported_lines(reported: list, lang: str = "en", limit: int = 5, generic: li
             out.append("      " + w["reported_fix"].format(prs=prs, release=c.first_fixed))
         elif c.fixed_by:
             out.append("      " + w["reported_fix_pr"].format(prs=prs))
+        if getattr(c, "stale", None):
+            out.append("      " + w["reported_stale"].format(issues=", ".join(f"#{n}" for n in c.stale)))
         if c.records:
             out.append("      " + w["reported_record"].format(ids=", ".join(c.records)))
         if c.generic:

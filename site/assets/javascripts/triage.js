@@ -648,7 +648,9 @@
           return '<li data-issue="' + lead.number + '"><a href="' + esc(lead.url) + '" rel="noopener">#' + lead.number + "</a> " +
             esc(lead.title) + " (" + esc(bits.join(t.sep)) + ")" +
             (others.length ? "<br>" + esc(t.reported_also) + " " + others.join(", ") : "") +
-            (fix ? "<br>" + esc(fix) : "") + (recs.length ? "<br>" + esc(t.reported_record) + " " + recs.join(", ") : "") +
+            (fix ? "<br>" + esc(fix) : "") +
+            ((c.stale || []).length ? "<br>" + esc(t.reported_stale.replace("{issues}", c.stale.map(function (n) { return "#" + n; }).join(", "))) : "") +
+            (recs.length ? "<br>" + esc(t.reported_record) + " " + recs.join(", ") : "") +
             (c.generic ? '<br><span class="xlakb-triage-generic">' + esc(t.reported_crash) + "</span>" :
              h.generic ? '<br><span class="xlakb-triage-generic">' + esc(t.reported_generic) + "</span>" : "") + "</li>";
         }).join("") + "</ul>");

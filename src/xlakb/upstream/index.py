@@ -27,6 +27,8 @@ class Cluster:
     fixed_by: list[int] = field(default_factory=list)
     first_fixed: str | None = None
     records: list[str] = field(default_factory=list)
+    #: reports stored as open that a commit of the clone says it fixes: the stored state is stale
+    stale: list[int] = field(default_factory=list)
 
     @property
     def open(self) -> list[Report]:
@@ -56,7 +58,7 @@ class Cluster:
             )
             for i in data.get("issues", [])
         ]
-        fields = ("key", "signature", "location", "kind", "helper", "generic", "fixed_by", "first_fixed", "records")
+        fields = ("key", "signature", "location", "kind", "helper", "generic", "fixed_by", "first_fixed", "records", "stale")
         return cls(**{k: data[k] for k in fields if k in data}, issues=issues)
 
     def to_json(self) -> dict:
@@ -82,15 +84,21 @@ class Cluster:
             "fixed_by": self.fixed_by,
             "first_fixed": self.first_fixed,
             "records": self.records,
+            "stale": self.stale,
         }
 
 
 def build(
-    reports: Mapping[int, Report], records: Iterable[Mapping] = (), fixes: Mapping[int, str] | None = None
+    reports: Mapping[int, Report],
+    records: Iterable[Mapping] = (),
+    fixes: Mapping[int, str] | None = None,
+    linked: Mapping[int, list[dict]] | None = None,
 ) -> list[Cluster]:
     """Every cluster: the issues (not pull requests) grouped by each error signature they show (an issue
     with two different errors is in two clusters), with the pull requests closing them, the records naming
-    them and ``fixes`` (fix PR -> first release with it, from records and mined proofs). Most reported first.
+    them and ``fixes`` (fix PR -> first release with it, from records and mined proofs), and the commits a
+    clone says fix them (``linked``: issue -> [{pr, commit, release}], :mod:`xlakb.upstream.links`; a report
+    stored as open that one of them fixes is ``stale``). Most reported first.
 
     A fatal-signal line with no guilty place (ErrorLine.consequence) is what the crash printed last: a report
     that shows the error it came of is grouped by that error only; a report that shows nothing but the
@@ -112,6 +120,13 @@ def build(
         if pr.pull_request and (pr.merged or pr.state == "closed"):
             for n in pr.closes:
                 closing.setdefault(n, set()).add(pr.number)
+    for n, commits in (linked or {}).items():
+        for f in commits:
+            if f.get("pr"):
+                closing.setdefault(int(n), set()).add(int(f["pr"]))
+                if f.get("release"):
+                    fixes.setdefault(int(f["pr"]), f["release"])
+    fixed_issues = {int(n) for n, commits in (linked or {}).items() if commits}
     naming: dict[int, set[str]] = {}
     record_fixes: dict[str, list[int]] = {}
     for data in records:
@@ -131,6 +146,7 @@ def build(
         )
         shipped = sorted((fixes[p] for p in c.fixed_by if p in fixes), key=lambda v: tuple(int(x) for x in v.split(".")))
         c.first_fixed = shipped[0] if shipped else None
+        c.stale = sorted(r.number for r in c.issues if r.state == "open" and r.number in fixed_issues)
     # most reported first; clusters of a bare fatal signal (any crashes) after every error
     return sorted(by_key.values(), key=lambda c: (c.generic, -len(c.issues), c.key))
 
