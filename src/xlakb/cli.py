@@ -417,8 +417,10 @@ def cmd_upstream(args) -> int:
         fixes = links.find(args.clone, [r.number for r in reports.values() if not r.pull_request], progress)
         path = links.save(root, fixes, "git log of master and the release branches of a pytorch/xla clone")
         shipped = sum(1 for fs in fixes.values() if any(f.get("release") for f in fs))
-        print(f"{len(fixes)} stored report(s) named as fixed by a commit ({shipped} with a release holding it); "
-              f"{path.relative_to(root)}")
+        print(
+            f"{len(fixes)} stored report(s) named as fixed by a commit ({shipped} with a release holding it); "
+            f"{path.relative_to(root)}"
+        )
         return 0
     if args.action == "import":
         if not args.file:
