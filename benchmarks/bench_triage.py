@@ -7,7 +7,9 @@ Corpora:
   src/xlakb/data/background): trimmed logs of real reproducer runs, ``<id>@<release>.log`` naming the
   record that must be found; runs on fixed releases and unrelated tracebacks must name nothing;
 * real pastes (tests/data/triage/pasted/index.yaml): what users pasted into upstream threads and
-  forums, verbatim, each with the answer it should get (a record id, or none).
+  forums, verbatim, each with the answer it should get (a record id, or none);
+* held-out pastes (tests/data/triage/heldout/index.yaml): the same kind, collected after the rules were
+  written from threads the reported tier does not store, and never used to tune them.
 
 Two answers are scored. **Strong**: a paste of a known bug is found when its record (or a declared
 look-alike) is a strong match and no other record is; a strong match naming any other record is a false
@@ -38,9 +40,13 @@ def corpora() -> dict[str, list[tuple[str, Path, str | None]]]:
     logs = [(p.name, p, p.stem.split("@")[0]) for p in sorted((CORPUS / "positive").glob("*.log"))]
     logs += [(p.name, p, None) for p in sorted((REPO / "src" / "xlakb" / "data" / "background").glob("*.log"))]
     logs += [(p.name, p, None) for p in sorted((CORPUS / "negative" / "measured").glob("*.log"))]
-    index = yaml.safe_load((CORPUS / "pasted" / "index.yaml").read_text("utf-8"))["pastes"]
-    pasted = [(e["file"], CORPUS / "pasted" / e["file"], None if e["expect"] == "none" else e["expect"]) for e in index]
-    return {"reproducer logs": logs, "real pastes": pasted}
+    out = {"reproducer logs": logs}
+    # the pastes the rules were written on, and the held-out ones collected after them (never tuned on: their
+    # figures are the honest ones; a rule change is judged on them once, at the end)
+    for name, folder in (("real pastes", "pasted"), ("held-out pastes", "heldout")):
+        index = yaml.safe_load((CORPUS / folder / "index.yaml").read_text("utf-8"))["pastes"]
+        out[name] = [(e["file"], CORPUS / folder / e["file"], None if e["expect"] == "none" else e["expect"]) for e in index]
+    return out
 
 
 def score(items, records, catalog) -> dict:
