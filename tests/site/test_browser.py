@@ -94,7 +94,10 @@ SEGFAULT = "use-spmd-after-device-init-segfault"
 def test_an_error_string_lists_the_record_with_it_word_for_word_first(browser, server, lang):
     prefix = "" if lang == "en" else "zh/"
     results = search(browser, server + prefix, "Check failed: xtensor")
-    assert results and results[0] == f"/{prefix}records/{XTENSOR}/", results[:3]
+    # two records print it word for word (the dynamo in-place view op, and einsum traced with FakeTensors):
+    # they come first, before records that only share a word of it
+    both = {f"/{prefix}records/{XTENSOR}/", f"/{prefix}records/dynamo-einsum-faketensor-xtensor-check/"}
+    assert set(results[:2]) == both, results[:3]
 
 
 def test_a_chinese_query_on_an_english_page_offers_the_chinese_pages(browser, server):
