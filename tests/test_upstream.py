@@ -526,3 +526,11 @@ def test_a_commit_that_says_it_fixes_a_report_gives_its_pr_and_first_release(tmp
     (cluster,) = index.build(reports, linked=found)
     assert cluster.fixed_by == [20] and cluster.first_fixed == "2.6.1" and cluster.stale == [10]
     assert index.Cluster.from_json(cluster.to_json()).to_json() == cluster.to_json()
+
+
+def test_an_error_line_is_kept_whole_never_cut_mid_word():
+    """A long error line (a loader's message naming a shared object deep in a path) is stored whole: cut at 500
+    characters it ended in "cannot open shared object f", and a paste of the same error could not match it."""
+    line = "ImportError: " + "/very/long/path/" * 40 + "libmkl_intel_lp64.so.1: cannot open shared object file: No such file"
+    (found,) = error_lines(line + "\n")
+    assert found.line == line and found.line.endswith("No such file")

@@ -219,7 +219,7 @@ def error_lines(text: str) -> list[ErrorLine]:
                 location, helper = _location(
                     segment, "\n".join(lines[i : i + 12]), "\n".join(lines[i : i + 40]), "\n".join(lines[max(0, i - 40) : i])
                 )
-                item = ErrorLine(kind, found[:500], sig, location, helper)
+                item = ErrorLine(kind, found, sig, location, helper)  # the whole line: never cut mid-word
                 if item.key not in seen:
                     seen.add(item.key)
                     out.append(item)
