@@ -579,3 +579,41 @@ def test_a_mined_record_links_its_upstream_test_a_draft_is_never_published_a_lim
     exported = {r["id"]: r for r in json.loads(read(out / "assets" / "triage.json"))["records"]}
     assert exported[rid]["kind"] == "limitation"
     assert yaml.safe_load((root / "limitations" / f"{rid}.yaml").read_text())["kind"] == "limitation"
+
+
+def test_the_measurements_page_is_made_from_what_the_benchmarks_wrote(tmp_path):
+    """Each figure on the page comes from benchmarks/results/*.json, with its command and date, in both
+    languages; a malformed results file is an error naming it."""
+    import json
+
+    root = small_layout(tmp_path)
+    results = root / "benchmarks" / "results"
+    results.mkdir(parents=True)
+    (results / "triage.json").write_text(
+        json.dumps(
+            {
+                "benchmark": "triage",
+                "title": {"en": "Triage", "zh": "问题匹配"},
+                "command": "python3 benchmarks/bench_triage.py",
+                "date": "2026-11-27",
+                "host": {"cpus": 2},
+                "figures": [
+                    {
+                        "what": {"en": "one triage command", "zh": "一次匹配命令"},
+                        "value": 0.25,
+                        "unit": "s",
+                        "note": {"en": "best of 5", "zh": "5 次中最快的一次"},
+                    },
+                ],
+            }
+        )
+    )
+    out = build_site(root, tmp_path / "out")
+    en = read(out / "measurements" / "index.html")
+    zh = read(out / "zh" / "measurements" / "index.html")
+    assert "<code>python3 benchmarks/bench_triage.py</code> on 2026-11-27" in en and "one triage command" in en
+    assert "0.25 s" in en and "best of 5" in en
+    assert "一次匹配命令" in zh and "5 次中最快的一次" in zh and "于 2026-11-27 测得" in zh
+    (results / "broken.json").write_text(json.dumps({"benchmark": "x", "title": {}, "command": "c", "date": "d", "figures": [1]}))
+    with pytest.raises(XlakbError, match=r"broken\.json: figures\[0\] needs what"):
+        build_site(root, tmp_path / "out2")

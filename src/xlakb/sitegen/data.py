@@ -120,3 +120,18 @@ def load_measured(root: Path, record_id: str) -> Measured:
     order = {s: i for i, s in enumerate(SOURCES)}
     measured.bisects.sort(key=lambda r: (order.get(r["source"], len(order)), r["source"]))
     return measured
+
+
+def load_results(root: Path) -> list[dict]:
+    """What the benchmarks wrote (``benchmarks/results/*.json``), each checked for the fields the measurements
+    page shows; a malformed file is an error naming it."""
+    out = []
+    for path in sorted((root / "benchmarks" / "results").glob("*.json")):
+        data = _read(path)
+        for key, kind in (("benchmark", str), ("title", dict), ("command", str), ("date", str), ("figures", list)):
+            _need(path, data, key, kind)
+        for i, f in enumerate(data["figures"]):
+            if not isinstance(f, dict) or not isinstance(f.get("what"), dict) or "value" not in f:
+                raise XlakbError(f"{path}: figures[{i}] needs what (en, zh) and value")
+        out.append(data)
+    return out

@@ -186,6 +186,10 @@ def _record_href(page, config, record_id: str) -> str:
 def on_page_markdown(markdown: str, page, config, files) -> str:
     if COUNT_MARKER in markdown:
         markdown = markdown.replace(COUNT_MARKER, str(len(site_records(config))))
+    if render.MEASUREMENTS_MARKER in markdown:  # what the benchmarks wrote, each figure with its command and date
+        markdown = markdown.replace(
+            render.MEASUREMENTS_MARKER, render.measurements_page(_data.load_results(_state["root"]), _lang(config)), 1
+        )
     if render.LIMITATIONS_MARKER in markdown:  # searchable: a refusal typed in the search box finds its limitation
         markdown = markdown.replace(
             render.LIMITATIONS_MARKER,
@@ -255,7 +259,7 @@ def on_page_context(context, page, config, nav):
 
 def on_serve(server, config, builder):
     root = _root(config)
-    for name in ("issues", "limitations", "reproducers", "bisect"):
+    for name in ("issues", "limitations", "reproducers", "bisect", "benchmarks/results"):
         path = root / name
         if path.is_dir():
             server.watch(str(path))

@@ -339,6 +339,32 @@ def range_text(rec: SiteRecord, lang: str) -> str:
 
 
 LIMITATIONS_MARKER = "<!-- xlakb:limitations -->"
+MEASUREMENTS_MARKER = "<!-- xlakb:measurements -->"
+
+
+def measurements_page(results: list[dict], lang: str) -> str:
+    """What the benchmarks wrote (``benchmarks/results/*.json``): per benchmark, its command, date and machine,
+    then each figure in ``lang``. Nothing here is typed by hand."""
+    t = UI[lang]["measurements"]
+    if not results:
+        return t["none"] + "\n"
+    out = []
+    for r in sorted(results, key=lambda r: r["benchmark"]):
+        host = r.get("host", {})
+        out.append(f"## {r['title'][lang]}\n")
+        out.append(t["how"].format(command=_md_code(r["command"]), date=r["date"], cpus=host.get("cpus", "?")) + "\n")
+        out.append(f"| {t['figure']} | {t['value']} | {t['note']} |\n|---|---:|---|")
+        for f in r["figures"]:
+            value = f"{f['value']} {f.get('unit', '')}".strip()
+            note = (f.get("note") or {}).get(lang, "")
+            out.append(f"| {_inline_md(f['what'][lang])} | {escape(value)} | {_inline_md(note)} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def _inline_md(text: str) -> str:
+    """Text for a table cell: Markdown code spans kept, the rest escaped, pipes never breaking the row."""
+    return escape(text).replace("|", "&#124;")
 
 
 def limitations_page(limitations: list[SiteRecord], lang: str, href) -> str:
