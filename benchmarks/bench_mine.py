@@ -20,6 +20,18 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from results_io import figure, write  # noqa: E402 - the benchmarks' own helper, beside this script
+
+OUTCOMES_ZH = {
+    "proved": "已证明",
+    "passes-before": "修复前已通过",
+    "fails-after": "修复后仍失败",
+    "untestable": "无法测试",
+    "error": "出错",
+    "excluded": "排除",
+    "pending": "待处理",
+}
 
 
 def main() -> int:
@@ -46,8 +58,40 @@ def main() -> int:
     table = json.loads((REPO / "mined" / "candidates.json").read_text("utf-8"))
     counts = table.get("counts", {})
     print("outcomes: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items(), key=lambda kv: -kv[1])))
-    records = sorted(p.stem for p in (REPO / "issues").glob("mined-*.yaml"))
-    print(f"mined records: {len(records)}")
+    import yaml
+
+    def mined_in(folder: str) -> int:
+        return sum(1 for p in (REPO / folder).glob("*.yaml") if "\nsource: mined\n" in p.read_text("utf-8"))
+
+    bugs, limitations = mined_in("issues"), mined_in("limitations")
+    print(f"mined records: {bugs} bugs, {limitations} limitations")
+    proved = [m for m in table["candidates"] if m["status"] == "proved"]
+    reviewed = [m for m in proved if m.get("kind_rule") == "review"]
+    agree = sum(1 for m in reviewed if m.get("rule_kind") == m.get("kind"))
+    kinds = {k: sum(1 for m in proved if m.get("kind") == k) for k in ("bug", "limitation", "neither")}
+    print(f"proved: {kinds}; the rules agree with the review on {agree} of {len(reviewed)} reviewed proofs")
+    reviews = yaml.safe_load((REPO / "mined" / "review.yaml").read_text("utf-8"))["reviews"]
+    figures = [
+        figure("test functions considered", "考察的测试函数", len(table["candidates"])),
+        *(figure(f"outcome: {k}", f"结果：{OUTCOMES_ZH.get(k, k)}", n) for k, n in sorted(counts.items())),
+        figure("proofs of a bug", "证明为缺陷的", kinds["bug"]),
+        figure("proofs of a limitation lifted", "证明为已解除限制的", kinds["limitation"]),
+        figure("proofs of neither", "两者都不是的", kinds["neither"]),
+        figure("fixes read from their diffs (mined/review.yaml)", "依据代码改动审阅过的修复", len(reviews)),
+        figure(
+            "the rules agree with the review",
+            "规则与人工审阅一致",
+            f"{agree} / {len(reviewed)}",
+            note_en="where they differ, the review decides",
+            note_zh="不一致时以人工审阅为准",
+        ),
+        figure("bug records found by mining", "由挖掘得到的缺陷记录", bugs),
+        figure("limitations found by mining", "由挖掘得到的限制", limitations),
+    ]
+    if args.repo:
+        figures.append(figure("finding the candidates (no probe)", "找出候选（不运行探测）", round(took), "s"))
+    path = write("mine", "Mining upstream fixes", "挖掘上游修复", "python3 benchmarks/bench_mine.py --repo ../xla", figures)
+    print(f"written: {path.relative_to(REPO)}")
     run = table.get("last_run")
     if not run:
         print("proving: no run that probed is recorded")
