@@ -236,7 +236,7 @@ def test_the_shipped_catalog_covers_every_release():
     from xlakb.candidates.releases import all_releases
 
     cat = catalog.load()
-    assert list(cat.releases) == all_releases(), "rebuild it: xlakb catalog build (see README)"
+    assert list(cat.releases) == all_releases(), "rebuild it: xlakb catalog build (see site/maintainers.md, The message catalog)"
     texts = {(e.template, e.function) for e in cat.entries if e.origin == "torch_xla"}
     assert ("Check failed: xtensor", "GetXlaTensor") in texts
     lazy = [e for e in cat.entries if e.origin == "lazy" and e.template.startswith("Expecting scope to be empty")]

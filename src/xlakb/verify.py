@@ -19,7 +19,7 @@ def claimed_pair(record: Record) -> tuple[str | None, str | None]:
 
 def changed_record_ids(root: Path, base_ref: str, records: list[Record]) -> list[str]:
     """Ids of records whose YAML or reproducer differs between ``base_ref`` and the work tree."""
-    result = proc.run(["git", "-C", str(root), "diff", "--name-only", base_ref, "--", "issues", "reproducers"])
+    result = proc.run(["git", "-C", str(root), "diff", "--name-only", base_ref, "--", "issues", "limitations", "reproducers"])
     if result.exit_code != 0:
         raise XlakbError(
             f"git diff against {base_ref!r} failed: {result.output.strip().splitlines()[-1] if result.output.strip() else 'no output'}"
