@@ -121,7 +121,8 @@ def cmd_list(args) -> int:
         return 0
     width = max(len(r.id) for r in rows)
     for r in rows:
-        print(f"{r.id:<{width}}  {r.status:<15}  {r.text('title', args.lang)}")
+        state = f"lifted {r.fixed_in}" if r.kind == "limitation" else r.status  # a limitation is never a bug's status
+        print(f"{r.id:<{width}}  {state:<15}  {r.text('title', args.lang)}")
     return 0
 
 

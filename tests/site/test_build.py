@@ -617,3 +617,25 @@ def test_the_measurements_page_is_made_from_what_the_benchmarks_wrote(tmp_path):
     (results / "broken.json").write_text(json.dumps({"benchmark": "x", "title": {}, "command": "c", "date": "d", "figures": [1]}))
     with pytest.raises(XlakbError, match=r"broken\.json: figures\[0\] needs what"):
         build_site(root, tmp_path / "out2")
+
+
+def test_chinese_pages_have_full_width_punctuation_beside_chinese_and_no_machine_path(built):
+    """Every Chinese page of the built site: outside code, no ASCII comma, colon, semicolon, parenthesis,
+    question or exclamation mark beside a Chinese character; and no page in either language names a path of
+    the machine the site or its data were made on."""
+    import html as html_mod
+
+    from xlakb.published import machine_paths
+
+    bad = re.compile(r"[\u4e00-\u9fff][,;:!?()]|[,;:!?(][\u4e00-\u9fff]")
+    found, paths = [], []
+    for page in sorted(built.rglob("*.html")):
+        text = page.read_text("utf-8")
+        paths += [f"{page.relative_to(built)}: {p}" for p in machine_paths(text)]
+        if not page.relative_to(built).parts or page.relative_to(built).parts[0] != "zh":
+            continue
+        prose = re.sub(r"(?s)<(script|style|pre|code|svg)[^>]*>.*?</\1>", " ", text)
+        prose = html_mod.unescape(re.sub(r"<[^>]+>", " ", prose))
+        found += [f"{page.relative_to(built)}: {prose[max(0, m.start() - 20) : m.end() + 20]!r}" for m in bad.finditer(prose)]
+    assert found == []
+    assert paths == []

@@ -71,6 +71,11 @@ def _date(stamp: str | None) -> str:
     return (stamp or "")[:10]
 
 
+def _paren(text: str, lang: str) -> str:
+    """A parenthesis after a word: full-width beside Chinese, with no space before it."""
+    return f"（{text}）" if lang == "zh" else f" ({text})"
+
+
 def _a(url: str, text: str) -> str:
     return f'<a href="{escape(url)}">{escape(text)}</a>'
 
@@ -384,7 +389,7 @@ def limitations_page(limitations: list[SiteRecord], lang: str, href) -> str:
             d = rec.data
             fixes = ", ".join(f"[PR #{n}]({_gh(d['upstream']['repo'], 'pull', n)})" for n in d["upstream"].get("fixed_by", []))
             refusal = d["symptoms"][lang][0].strip() if d["symptoms"][lang] else ""
-            out.append(f"- [{d['title'][lang]}]({href(rec.id)}){t['colon']}{refusal}" + (f" ({fixes})" if fixes else ""))
+            out.append(f"- [{d['title'][lang]}]({href(rec.id)}){t['colon']}{refusal}" + (_paren(fixes, lang) if fixes else ""))
         out.append("")
     return "\n".join(out)
 
@@ -518,14 +523,14 @@ def _inline_md_code(text: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
 
 
-def _confidence_item(report: dict, t: dict) -> str:
+def _confidence_item(report: dict, t: dict, lang: str = "en") -> str:
     conf = report.get("confidence")
     if not conf:
         return ""
     reasons = "; ".join(escape(str(x)) for x in report.get("confidence_reasons", []))
     return (
         f"<li>{escape(t['confidence'])}{t['colon']}<strong>{escape(t['confidence_names'].get(conf, conf))}</strong>"
-        + (f" ({reasons})" if reasons else "")
+        + (_paren(reasons, lang) if reasons else "")
         + "</li>"
     )
 
@@ -566,7 +571,11 @@ def _probe_items(report: dict, probes: list[dict], t: dict, lang: str) -> str:
         lo, hi = candidate_order(str(rng["first"])), candidate_order(str(rng["last"]))
         inside = [p for p in probes if lo <= candidate_order(str(p.get("candidate"))) <= hi]
         outside = [p for p in probes if p not in inside]
-    out = _strip_item(f"{t['probes']} ({len(inside)})", [(p.get("verdict"), name(str(p.get("candidate")))) for p in inside], lang)
+    out = _strip_item(
+        f"{t['probes']}{_paren(str(len(inside)), lang)}",
+        [(p.get("verdict"), name(str(p.get("candidate")))) for p in inside],
+        lang,
+    )
     if outside:
         out += "\n" + _strip_item(
             t["probes_outside"].format(n=len(outside)), [(p.get("verdict"), name(str(p.get("candidate")))) for p in outside], lang
@@ -596,7 +605,7 @@ def settings_html(report: dict, lang: str) -> str:
         )
     else:
         items.append(f"<li><strong>{escape(t['settings_none'].format(n=n))}</strong></li>")
-    items.append(_confidence_item(report, t))
+    items.append(_confidence_item(report, t, lang))
     tests = report.get("tests") or []
     if tests:
         head = t["settings_probes"].format(n=len(tests), bound=report.get("probe_bound", "?"), k=n)
@@ -645,11 +654,11 @@ def bisect_html(report: dict, repo: str, lang: str) -> str:
     if rng:
         items.append(
             f"<li>{escape(t['range'])}{t['colon']}{_code(str(rng.get('first', '?')))} … {_code(str(rng.get('last', '?')))}"
-            f" ({escape(t['candidates'].format(n=rng.get('count', '?')))})</li>"
+            f"{_paren(escape(t['candidates'].format(n=rng.get('count', '?'))), lang)}</li>"
         )
     items.append(_end_html(report.get("last_old"), repo, lang, "last_old", report.get("old_label", "not-reproduced")))
     items.append(_end_html(report.get("first_new"), repo, lang, "first_new", report.get("new_label", "reproduced")))
-    items.append(_confidence_item(report, t))
+    items.append(_confidence_item(report, t, lang))
     probes = report.get("probes") or []
     if probes:
         items.append(_probe_items(report, probes, t, lang))
@@ -730,7 +739,8 @@ def records_table(records: list[SiteRecord], lang: str, href) -> str:
         m = r.measured.matrix
         if m and m["results"]:
             dates = sorted(x.get("measured_at", "") for x in m["results"])
-            measured = escape(t["home_measured"].format(n=len(m["results"])) + (f", {_date(dates[-1])}" if dates[-1] else ""))
+            sep = "，" if lang == "zh" else ", "
+            measured = escape(t["home_measured"].format(n=len(m["results"])) + (f"{sep}{_date(dates[-1])}" if dates[-1] else ""))
         else:
             measured = escape(t["home_not_measured"])
         tag_html = " ".join(f'<span class="xlakb-tag">{escape(g)}</span>' for g in d["tags"])
@@ -965,12 +975,13 @@ def reported_page(clusters: list, lang: str, href, limit: int = 100) -> str:
             meta.append(t["reported_labels"] + t["colon"] + ", ".join(c.labels[:4]))
         if c.fixed_by:
             prs = ", ".join(f"[#{p}]({_gh('pytorch/xla', 'pull', p)})" for p in c.fixed_by)
-            meta.append(t["reported_fixed"].format(prs=prs) + (f" ({c.first_fixed})" if c.first_fixed else ""))
+            meta.append(t["reported_fixed"].format(prs=prs) + (_paren(c.first_fixed, lang) if c.first_fixed else ""))
         out.append(t["list_sep"].join(meta) + "\n")
         for r in sorted(c.issues, key=lambda r: r.number, reverse=True)[:10]:
             state = t["reported_state"][r.state]
             out.append(
-                f"- [#{r.number}]({r.url}) {escape(r.title)} ({state}{t['list_sep'] + r.created_at if r.created_at else ''})"
+                f"- [#{r.number}]({r.url}) {escape(r.title)}"
+                + _paren(f"{state}{t['list_sep'] + r.created_at if r.created_at else ''}", lang)
             )
         if len(c.issues) > 10:
             out.append(f"- … {len(c.issues) - 10}")
@@ -981,7 +992,9 @@ def reported_page(clusters: list, lang: str, href, limit: int = 100) -> str:
         out.append(f"## {t['reported_proven_head']}\n")
         for c in proven:
             links = ", ".join(f"[{rid}]({href(rid)})" for rid in c.records)
-            out.append(f"- {_md_code(c.signature)}{t['colon']}{links} ({t['reported_reports'].format(n=len(c.issues))})")
+            out.append(
+                f"- {_md_code(c.signature)}{t['colon']}{links}" + _paren(t["reported_reports"].format(n=len(c.issues)), lang)
+            )
         out.append("")
     if any(r.seeded for c in clusters for r in c.issues):
         out.append(t["reported_seeded"] + "\n")
