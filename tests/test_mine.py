@@ -924,6 +924,22 @@ def test_mine_proves_a_fix_and_writes_its_record(kb, upstream, wheelhouse, test_
     assert main(["--root", str(kb), "validate"]) == 0
     assert main(argv) == 0 and len(seen) == 1  # done once: the table remembers it
 
+    # --rejudge runs every measured candidate again (after a change of the runner or the rules) and lists
+    # what changed: an outcome the table had wrong goes back to what a run shows, and nothing else moves
+    table = json.loads(path.read_text())
+    for r in table["candidates"]:
+        if r["test"] == "TestBug.test_bug_is_gone":
+            r["status"], r["reason"] = "passes-before", "stale"
+    path.write_text(json.dumps(table))
+    assert main(argv + ["--rejudge"]) == 0
+    changed = json.loads((kb / "mined" / "rejudged.json").read_text())
+    assert [(c["test"], c["was"], c["now"]) for c in changed["changes"]] == [
+        ("TestBug.test_bug_is_gone", "passes-before", "proved")
+    ]
+    assert changed["candidates"] == sum(1 for r in table["candidates"] if r["status"] not in ("excluded", "pending"))
+    rows = {(r["subject"], r["test"]): r for r in json.loads(path.read_text())["candidates"]}
+    assert rows["Fix the BUG attribute on XLA tensors (#101)", "TestBug.test_bug_is_gone"]["status"] == "proved"
+
 
 def test_a_mined_proof_of_an_existing_record_is_attached_and_compared(kb, upstream, wheelhouse, test_packages, monkeypatch):
     from fakewheels import fake_record
@@ -995,7 +1011,7 @@ def test_a_mined_record_offers_triage_the_error_and_torch_xla_frame_it_measured_
 Traceback (most recent call last):
   File "/tmp/xlakb-trigger/test/test_ops.py", line 88, in test_index_copy
     out = torch.index_copy(t, 0, idx, src)
-  File "/root/.cache/xlakb/envs/uv/ab/venv/lib/python3.11/site-packages/torch_xla/core/xla_op_registry.py", line 41, in lower_index_copy
+  File "/home/me/.cache/xlakb/envs/uv/ab/venv/lib/python3.11/site-packages/torch_xla/core/xla_op_registry.py", line 41, in lower_index_copy
     return torch_xla._XLAC._xla_index_copy(a, b)
 RuntimeError: torch_xla/csrc/tensor_methods.cpp:1204 : Check failed: index->shape().rank() == 1 (2 vs. 1)
 XLAKB-TRIGGER ERROR TestOps.test_index_copy: RuntimeError: torch_xla/csrc/tensor_methods.cpp:1204 : Check failed
@@ -1021,7 +1037,7 @@ XLAKB-TRIGGER FAILED T.test_dtype: AssertionError: torch.bfloat16 != torch.float
         + "\nERROR: test_pad (test_core_aten_ops.AtenOpTest.test_pad) [can_convert_to_stablehlo]\n"
         + "-" * 70
         + "\nTraceback (most recent call last):\n"
-        '  File "/root/.cache/xlakb/envs/uv/ab/venv/lib/python3.11/site-packages/torch_xla/stablehlo.py", line 312, '
+        '  File "/home/me/.cache/xlakb/envs/uv/ab/venv/lib/python3.11/site-packages/torch_xla/stablehlo.py", line 312, '
         "in _exported_program_to_stablehlo_bundle\n    raise RuntimeError(\n"
         "RuntimeError: This model contains ops not capturable by Pytorch/XLA: aten::reflection_pad1d=1\n\n"
         + "=" * 70

@@ -171,12 +171,11 @@ def cmd_show(args) -> int:
     matrix = load_matrix(root, rec.id)
     if matrix:
         from .candidates.releases import all_releases
-        from .results import affected_floor
+        from .results import affected_range_text
 
-        floor = affected_floor(rec.data, matrix["results"], all_releases())
+        floor = affected_range_text(rec.data, matrix["results"], all_releases(), lang)
         if floor:
-            pr = f"PR #{floor['pr']}" if floor.get("pr") else ""
-            print(ui["affected_range"][floor["why"]].format(first=floor["first"], prev=floor.get("prev", ""), pr=pr))
+            print(floor)
         cells = ", ".join(f"{r['candidate']}={ui['verdict'].get(r['verdict'], r['verdict'])}" for r in matrix["results"])
         print(f"{label('Measured', '实测')}{colon}{cells}")
     up = rec.data["upstream"]
@@ -203,7 +202,7 @@ def cmd_new(args) -> int:
     root = find_root(args.root)
     signatures = None
     if args.from_log:
-        from .knowledge import export
+        from . import compiled
         from .triage import BadInput, engine, signatures_from_log
 
         try:
@@ -211,7 +210,7 @@ def cmd_new(args) -> int:
         except BadInput as err:
             print(f"xlakb: error: {err}", file=sys.stderr)
             return EXIT_BAD_INPUT
-        _records, catalog = engine(export(root))
+        _records, catalog = engine(compiled.load(root)["triage"])
         signatures = signatures_from_log(log, catalog)
         if not signatures:
             raise XlakbError(

@@ -1,6 +1,6 @@
 """What xlakb writes into the repository or the site names no path of the machine it was measured on.
 
-A probe's message can name the environment it ran in (``<module '_XLAC' from '/root/.cache/xlakb/envs/uv/
+A probe's message can name the environment it ran in (``<module '_XLAC' from '/home/me/.cache/xlakb/envs/uv/
 …/site-packages/_XLAC….so'>``) and a command can name a local clone (``--repo /home/me/xla``). Before
 such text is kept (a matrix row, a bisection report, the mining table) it goes through :func:`scrub`, and
 a command through :func:`command`, so the published data says ``<site-packages>/…`` and ``--repo ../xla``.

@@ -336,8 +336,12 @@ def parse_file(path: Path) -> tuple[dict | None, yaml.Node | None, list[Problem]
         refused = _hostile(text)
         if refused:
             return None, None, [Problem(path, refused[0], "", f"refused: {refused[1]}")]
-        node = yaml.compose(text, Loader=_SafeLoader)
-        data = yaml.load(text, Loader=_LineLoader)
+        loader = _LineLoader(text)  # one parse: the node tree (for line numbers) and the data built from it
+        try:
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
         line = mark.line + 1 if mark else None

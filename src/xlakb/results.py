@@ -161,3 +161,15 @@ def affected_floor(data: dict, rows: list[dict], releases: list[str]) -> dict | 
     if measured.get(prev) == "untestable":
         return {"first": first, "exact": False, "why": "prev-untestable", "prev": prev}
     return {"first": first, "exact": False, "why": "prev-unknown", "prev": prev}
+
+
+def affected_range_text(data: dict, rows: list[dict], releases: list[str], lang: str) -> str:
+    """:func:`affected_floor` as a reader is told it ("Affected from X: …" or "Affected at least from X: …"),
+    in ``lang`` (data/ui.yaml); '' when no release reproduced it. The site and ``xlakb show`` say the same."""
+    from .words import ui
+
+    floor = affected_floor(data, rows, releases)
+    if floor is None:
+        return ""
+    pr = f"PR #{floor['pr']}" if floor.get("pr") else ""
+    return ui()[lang]["affected_range"][floor["why"]].format(first=floor["first"], prev=floor.get("prev", ""), pr=pr)

@@ -21,14 +21,6 @@ WORDS = {
         "other_backend": "the paste shows {names} and nothing of torch_xla: records of torch_xla are not matched",
         "layer_sign": "{source} shows no torch_xla frame, import or version, but lines of {layers}: it may well be a "
         "torch_xla problem (the lines below say where each comes from)",
-        "layer_names": {
-            "torch_xla": "torch_xla",
-            "lazy": "torch's lazy-tensor core",
-            "xla": "XLA (also used by JAX)",
-            "tpu": "the TPU runtime",
-            "torch": "torch, about the XLA backend",
-        },
-        "sep": ", ",
         "version": "torch_xla {v} ({where})",
         "no_version": "torch_xla version: not in the log (pass --torch-xla X.Y.Z)",
         "given": "--torch-xla",
@@ -44,7 +36,6 @@ WORDS = {
         "line": "line",
         "generic": "generic",
         "workaround": "workaround",
-        "limitation": "limitation, lifted in {fixed_in}",
         "more": "more",
         "origins": "Where the error lines come from (message catalog):",
         "printed": "printed by {who} in {releases}",
@@ -62,7 +53,6 @@ WORDS = {
         "reported_labels": ", label {labels}",
         "reported_also": "also",
         "reported_fix": "fixed by {prs}, first in {release}: upgrade",
-        "reported_stale": "stored as open, but a commit says it fixes {issues}: the stored state is stale",
         "reported_fix_pr": "fixed by {prs}",
         "reported_record": "proven record: {ids}",
         "reported_seeded": "(from the stored search corpus; a harvest with a token refreshes states and fixes)",
@@ -78,14 +68,6 @@ WORDS = {
         "other_backend": "粘贴的内容来自 {names}，且没有任何 torch_xla 的迹象：不与 torch_xla 的记录匹配",
         "layer_sign": "{source} 中没有 torch_xla 的调用栈、导入或版本，但有来自 {layers} 的内容：这很可能是 torch_xla 的问题"
         "（下方说明了每一行的来源）",
-        "layer_names": {
-            "torch_xla": "torch_xla",
-            "lazy": "torch 的惰性张量核心",
-            "xla": "XLA（JAX 也使用它）",
-            "tpu": "TPU 运行时",
-            "torch": "torch 关于 XLA 后端的报错",
-        },
-        "sep": "、",
         "version": "torch_xla {v}（{where}）",
         "no_version": "日志中没有 torch_xla 版本（可加 --torch-xla X.Y.Z）",
         "given": "--torch-xla",
@@ -101,7 +83,6 @@ WORDS = {
         "line": "第",
         "generic": "通用",
         "workaround": "规避方法",
-        "limitation": "限制，{fixed_in} 起解除",
         "more": "详情",
         "origins": "报错行的来源（消息目录）：",
         "printed": "由 {who} 打印，见于 {releases}",
@@ -119,7 +100,6 @@ WORDS = {
         "reported_labels": "，标签 {labels}",
         "reported_also": "另见",
         "reported_fix": "已由 {prs} 修复，首个包含修复的版本为 {release}：请升级",
-        "reported_stale": "存档中为未关闭状态，但已有提交说明它修复了 {issues}：存档的状态已过时",
         "reported_fix_pr": "已由 {prs} 修复",
         "reported_record": "已验证的记录：{ids}",
         "reported_seeded": "（来自已存储的搜索语料；用令牌抓取后会刷新状态与修复信息）",
@@ -198,7 +178,7 @@ def report(
         if (
             result.layers and not result.other_backends
         ):  # torch_xla's layers printed it, though the paste shows nothing of torch_xla itself
-            names = w["sep"].join(w["layer_names"][x] for x in result.layers)
+            names = _UI[lang]["layer_sep"].join(_UI[lang]["layer_names"][x] for x in result.layers)
             out.append(cjk.join(w["layer_sign"].format(source=shown, layers=names)))
         else:
             out.append(cjk.join(w["no_sign"].format(source=shown)))
@@ -318,7 +298,7 @@ def reported_lines(reported: list, lang: str = "en", limit: int = 5, generic: li
         elif c.fixed_by:
             out.append("      " + w["reported_fix_pr"].format(prs=prs))
         if getattr(c, "stale", None):
-            out.append("      " + w["reported_stale"].format(issues=", ".join(f"#{n}" for n in c.stale)))
+            out.append("      " + _UI[lang]["reported_stale"].format(issues=", ".join(f"#{n}" for n in c.stale)))
         if c.records:
             out.append("      " + w["reported_record"].format(ids=", ".join(c.records)))
         if c.generic:
@@ -334,7 +314,7 @@ def reported_lines(reported: list, lang: str = "en", limit: int = 5, generic: li
 def _status(rec: dict, lang: str) -> str:
     """A record's status in words; a limitation says what it is, never a bug's status."""
     if rec.get("kind") == "limitation":
-        return WORDS[lang]["limitation"].format(fixed_in=rec.get("fixed_in"))
+        return _UI[lang]["limitation"].format(fixed_in=rec.get("fixed_in"))
     return _STATUS[lang].get(rec["status"], rec["status"])
 
 

@@ -579,7 +579,7 @@
     var html = [];
     if (!res.torch_xla_signs.length && !res.matches.length) {
       html.push('<p class="xlakb-triage-none">' + esc(res.layers.length && !res.other_backends.length ? t.layer_sign.replace("{layers}",
-        res.layers.map(function (x) { return t.layer_names[x]; }).join(t.sep)) : t.no_xla) + "</p>");
+        res.layers.map(function (x) { return t.layer_names[x]; }).join(t.layer_sep)) : t.no_xla) + "</p>");
     }
     if (res.other_backends.length && !res.torch_xla_signs.length) {
       html.push('<p class="xlakb-triage-none">' + esc(t.other_backend.replace("{names}", res.other_backends.join(", "))) + "</p>");

@@ -640,6 +640,33 @@ def _insert_after(data: dict, key: str, new_key: str, value) -> dict:
     return out
 
 
+def full_matrices(root: Path, rows: Sequence[Mined], backend, *, progress: Progress | None = None, **batch) -> dict[str, list]:
+    """Each candidate of ``rows`` measured on every release, by candidate key, in one batch release after
+    release: one release's environment and warm server serve all its probes, instead of twelve environments
+    taken up again for each candidate."""
+    from ..candidates.releases import releases_between
+    from ..matrix import run_batch
+
+    probes = {m.key: probe_record(root, m) for m in rows}
+    pairs = [(probe, c) for probe in probes.values() for c in releases_between()]
+    measured = run_batch(pairs, backend, progress=progress, **batch) if pairs else []
+    key_of = {probe.id: key for key, probe in probes.items()}
+    out: dict[str, list] = {}
+    for (probe, _), res in zip(pairs, measured):
+        out.setdefault(key_of[probe.id], []).append(res)
+    return out
+
+
+def matrix_rows(results: Sequence) -> list[dict]:
+    """Probe results as the matrix rows :func:`reproduced_span` reads."""
+    return [{"candidate": r.candidate, "kind": r.kind, "verdict": r.verdict.value} for r in results]
+
+
+def no_span(why: str) -> str:
+    """Why a candidate proved before/after is no record: its full matrix does not make one span."""
+    return f"proved before/after, but its full matrix {why}: no record"
+
+
 def reproduced_span(rows: Sequence[dict], m: Mined) -> tuple[list[str], str]:
     """From a candidate's measured matrix rows: the releases it failed on (oldest first), and "" when they
     make one span ending before the fix with every later release passing, else why not."""
@@ -761,20 +788,11 @@ def run(
     # a test of wording, a counter, a patch or expected text proves no bug and no limitation: no record
     proved = [m for m in rows if m.status == "proved" and not m.record and m.key not in same and m.kind != "neither"]
     covering = {m.key: [r for r in by_pr.get(m.pr or -1, []) if r.source != "mined"] for m in proved}
-    new = {m.key: probe_record(root, m) for m in proved if not covering[m.key]}
-    # every new record's 12 releases in one batch, release after release: one release's environment and
-    # warm server serve all its probes, instead of twelve environments taken up again for each record
-    from ..matrix import run_batch
-
+    new = {m.key for m in proved if not covering[m.key]}
     if new:
         progress.info(f"{len(new)} proved candidate(s) without a record: measuring each on every release")
-    releases = releases_between()
-    pairs = [(probe, c) for probe in new.values() for c in releases]
-    measured = run_batch(pairs, backend, progress=progress, **batch) if pairs else []
-    spent.append(len(measured))
-    by_record: dict[str, list] = {}
-    for (probe, _), res in zip(pairs, measured):
-        by_record.setdefault(probe.id, []).append(res)
+    measured = full_matrices(root, [m for m in proved if m.key in new], backend, progress=progress, **batch)
+    spent.append(sum(len(v) for v in measured.values()))
     for n, m in enumerate(proved):
         progress.step(n, len(proved), f"record of {m.key}")
         if covering[m.key]:
@@ -782,7 +800,7 @@ def run(
                 out.attached.append((rec.id, attach_proof(root, rec, m)))
             m.record = covering[m.key][0].id
             continue
-        made = make_record(root, m, backend, progress=progress, spent=spent, results=by_record.get(new[m.key].id), **batch)
+        made = make_record(root, m, backend, progress=progress, spent=spent, results=measured.get(m.key), **batch)
         if made is None:
             out.left.append((m.key, m.reason))
         else:
@@ -831,20 +849,13 @@ def rejudge(root: Path, repo, backend, *, progress: Progress | None = None, **ba
         if new.status == "proved" and (old.status != "proved" or old.reason.startswith("proved before/after, but"))
     ]
     if again:
-        from ..candidates.releases import releases_between
-        from ..matrix import run_batch
-
         progress.info(f"{len(again)} newly proved candidate(s): measuring each on every release")
-        pairs = [(probe_record(root, new), c) for _, new in again for c in releases_between()]
-        measured = run_batch(pairs, backend, progress=progress, **batch)
-        probes += len(measured)
-        by_probe: dict[str, list[dict]] = {}
-        for (probe, _), res in zip(pairs, measured):
-            by_probe.setdefault(probe.id, []).append({"candidate": res.candidate, "kind": res.kind, "verdict": res.verdict.value})
+        measured = full_matrices(root, [new for _, new in again], backend, progress=progress, **batch)
+        probes += sum(len(v) for v in measured.values())
         for _, new in again:
-            _, why = reproduced_span(by_probe.get(probe_record(root, new).id, []), new)
+            _, why = reproduced_span(matrix_rows(measured.get(new.key, [])), new)
             if why:
-                new.status, new.reason = "error", f"proved before/after, but its full matrix {why}: no record"
+                new.status, new.reason = "error", no_span(why)
     judge_kinds(root, repo, fresh)
     changes = []
     for old, new in zip(todo, fresh):
@@ -913,21 +924,19 @@ def make_record(
     """Measure a proved candidate on every release, and when its failures make one span before the fix, write
     its record, matrix and release bisection; None (with ``m.reason`` saying why) when they do not."""
     from ..bisection import Context, Options, save_report
-    from ..candidates.releases import ReleaseSource, releases_between
-    from ..matrix import run_batch
+    from ..candidates.releases import ReleaseSource
     from ..records import load_record
     from ..results import results_dir, save_matrix
     from ..runner import VerdictCache
 
-    probe = probe_record(root, m)
     if results is None:  # (``results``: its 12 releases measured already, in a batch with other records)
-        results = run_batch([(probe, c) for c in releases_between()], backend, progress=progress, **batch)
+        results = full_matrices(root, [m], backend, progress=progress, **batch).get(m.key, [])
         if spent is not None:
             spent.append(len(results))
-    rows = [{"candidate": r.candidate, "kind": r.kind, "verdict": r.verdict.value} for r in results]
+    rows = matrix_rows(results)
     failed, why = reproduced_span(rows, m)
     if why:
-        m.status, m.reason = "error", f"proved before/after, but its full matrix {why}: no record"
+        m.status, m.reason = "error", no_span(why)
         return None
     data = record_for(m, failed)
     if m.kind == "limitation":  # kept as what it is: a limitation lifted, drafted as one

@@ -111,10 +111,11 @@ def on_config(config):
             raise PluginError(str(err)) from None
         _state["root"] = root
         _state["by_id"] = {r.id: r for r in _state["records"] + _state["limitations"]}
-        try:
-            from xlakb.knowledge import upstream_clusters
+        try:  # the compiled index `xlakb triage` and the paste box read: clustered once, when an input changed
+            from xlakb import compiled
+            from xlakb.upstream.index import Cluster
 
-            _state["clusters"] = upstream_clusters(root)
+            _state["clusters"] = [Cluster.from_json(c) for c in compiled.load(root)["clusters"]]
         except XlakbError as err:
             raise PluginError(str(err)) from None
         _state["sources"] = {}

@@ -15,20 +15,13 @@ from html import escape
 from ..errors import XlakbError
 from ..records import claim
 from ..results import candidate_order
+from ..words import ui
 from .data import SiteRecord
 
 LANGS = ("en", "zh")
 
 
-def _load_ui() -> dict:
-    from importlib import resources
-
-    import yaml
-
-    return yaml.safe_load(resources.files("xlakb").joinpath("data/ui.yaml").read_text("utf-8"))
-
-
-UI = _load_ui()  # interface strings by language: data/ui.yaml
+UI = ui()  # interface strings by language: data/ui.yaml
 
 # Parts of a record page that are no text to search for are put in place of these markers
 # after Material's search has indexed the page: less to parse twice per page and language.
@@ -332,15 +325,10 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
 
 def range_text(rec: SiteRecord, lang: str) -> str:
     """ "Affected from X" where that is a fact, "affected at least from X" where older releases could not
-    say (:func:`xlakb.results.affected_floor`), in ``lang``; '' when nothing reproduced it."""
-    from ..results import affected_floor
+    say (:func:`xlakb.results.affected_range_text`); '' when nothing reproduced it."""
+    from ..results import affected_range_text
 
-    rows = (rec.measured.matrix or {}).get("results", [])
-    floor = affected_floor(rec.data, rows, list(_known_releases()))
-    if floor is None:
-        return ""
-    pr = f"PR #{floor['pr']}" if floor.get("pr") else ""
-    return UI[lang]["affected_range"][floor["why"]].format(first=floor["first"], prev=floor.get("prev", ""), pr=pr)
+    return affected_range_text(rec.data, (rec.measured.matrix or {}).get("results", []), list(_known_releases()), lang)
 
 
 LIMITATIONS_MARKER = "<!-- xlakb:limitations -->"

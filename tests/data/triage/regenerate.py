@@ -36,10 +36,20 @@ ERROR_SHOWN = re.compile(
     r"Fatal Python error: |Segmentation fault"
 )
 ENV_PATH = re.compile(r"/[^\s\"']*/envs/(?:uv|docker)/[0-9a-f]{20}/venv/lib/(python3\.\d+)/site-packages/")
+#: the measuring machine's interpreter: the environment's python and the standard library it came from
+ENV_PYTHON = re.compile(r"/[^\s\"']*/envs/(?:uv|docker)/[0-9a-f]{20}/venv/bin/python3?")
+STDLIB_PATH = re.compile(r"/[^\s\"']*/versions/[\d.]+/lib/(python3\.\d+)/")
+
+
+def machine_neutral(line: str) -> str:
+    """A log line with the measuring machine's paths put as on a plain Linux install."""
+    line = ENV_PATH.sub(r"/usr/lib/\1/site-packages/", line)
+    line = ENV_PYTHON.sub("/usr/bin/python3", line)
+    return STDLIB_PATH.sub(r"/usr/lib/\1/", line)
 
 
 def trim(text: str) -> str:
-    lines = [ENV_PATH.sub(r"/usr/lib/\1/site-packages/", ln) for ln in text.splitlines() if not NOISE.search(ln)]
+    lines = [machine_neutral(ln) for ln in text.splitlines() if not NOISE.search(ln)]
     lines = [ln.replace(str(REPO) + "/reproducers/", "/home/user/") for ln in lines]
     return "\n".join(lines[-160:]) + "\n"
 
