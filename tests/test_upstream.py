@@ -534,3 +534,117 @@ def test_an_error_line_is_kept_whole_never_cut_mid_word():
     line = "ImportError: " + "/very/long/path/" * 40 + "libmkl_intel_lp64.so.1: cannot open shared object file: No such file"
     (found,) = error_lines(line + "\n")
     assert found.line == line and found.line.endswith("No such file")
+
+
+def test_every_normalisation_rule_says_why_and_its_example_holds():
+    """The rules that make two reports of one bug one signature are data, each with its reason and an example
+    the rules as a whole turn into the given signature (a rule that stopped firing, or fires too much, fails
+    here: the device rule once never fired)."""
+    from xlakb.upstream.signature import RULES
+
+    assert len(RULES["placeholders"]) >= 10 and RULES["paste"] and RULES["frames"]["skip"]
+    for rule in RULES["placeholders"] + RULES["paste"] + RULES["frames"]["skip"]:
+        assert len(rule["why"].split()) >= 3, rule["pattern"]
+    for rule in RULES["placeholders"]:
+        before, after = rule["example"]
+        assert normalise(before) == after, rule["pattern"]
+    # what identifies the failure stays: a quoted dtype or op, the check's condition
+    assert "'float16'" in normalise("TypeError: unsupported dtype 'float16' for this op")
+    assert normalise("RuntimeError: got torch.float16") == "RuntimeError: got <dtype>"
+
+
+STACK_9405 = """Traceback (most recent call last):
+  File "/home/u/scan.py", line 30, in <module>
+    out = scan(step, init, xs)
+  File "/usr/local/lib/python3.10/site-packages/torch_xla/experimental/scan.py", line 188, in scan
+    carry, ys = Scan.apply(fn, init, xs)
+  File "/usr/local/lib/python3.10/site-packages/torch_xla/distributed/spmd/xla_sharding.py", line 562, in mark_sharding
+    annotate_func(unwrap_sharded_tensor(t), op_sharding)
+RuntimeError: torch_xla/csrc/aten_xla_bridge.cpp:110 : Check failed: xtensor
+*** Begin stack trace ***
+\ttsl::CurrentStackTrace()
+\ttorch_xla::bridge::GetXlaTensor(at::Tensor const&)
+\ttorch_xla::ShardingUtil::XlaMarkSharding(at::Tensor const&, xla::OpSharding)
+\ttorch_xla::init_python_bindings(pybind11::module_*)::$_1::operator()(at::Tensor const&) const
+\t_PyObject_MakeTpCall
+*** End stack trace ***
+"""
+
+
+def test_guilty_frames_are_the_innermost_of_torch_xla_xla_and_lazy_past_helpers():
+    from xlakb.upstream.signature import guilty_frames
+
+    assert guilty_frames(STACK_9405) == [
+        "cpp:torch_xla::ShardingUtil::XlaMarkSharding",  # past the stack printer and the tensor unwrapping
+        "py:torch_xla/distributed/spmd/xla_sharding.py:mark_sharding",  # the install prefix is the machine's
+        "py:torch_xla/experimental/scan.py:scan",
+    ]
+    # the step marker and other entries say where the program was, not why
+    assert guilty_frames('  File "/x/torch_xla/core/xla_model.py", line 1, in mark_step\n') == []
+    assert guilty_frames("RuntimeError: no stack at all") == []
+
+
+def test_a_stack_only_paste_names_the_report_with_the_same_guilty_frames(kb, tmp_path, capsys):
+    """A user who cut the message off and pasted only the stack is answered with the stored report whose
+    thread shows the same guilty frames; a frame many clusters share names none by itself; a paste showing
+    an error of its own needs its innermost frame shared."""
+    from xlakb.cli import main
+
+    common = "\ttorch_xla::XLAGraphExecutor::SyncTensorsGraphInternal(std::vector<at::Tensor>*)\n"
+    objects = [_gh(9405, "Repro:\n" + STACK_9405, title="Cannot mark sharding in a scanned function")]
+    objects += [
+        _gh(n, f"RuntimeError: Check failed: bug{n} happened\n*** Begin stack trace ***\n{common}", title=f"bug {n}")
+        for n in range(9500, 9505)
+    ]
+    source = tmp_path / "issues.json"
+    source.write_text(json.dumps(objects))
+    assert main(["--root", str(kb), "upstream", "import", str(source)]) == 0
+    stored = {json.loads(x)["number"]: json.loads(x) for x in (kb / "upstream" / "issues.jsonl").read_text().splitlines()}
+    assert stored[9405]["frames"][0] == "cpp:torch_xla::ShardingUtil::XlaMarkSharding"
+    capsys.readouterr()
+
+    stack_only = (
+        "*** Begin stack trace ***\n    tsl::CurrentStackTrace()\n    torch_xla::bridge::GetXlaTensor(at::Tensor const&)\n"
+        "    torch_xla::ShardingUtil::XlaMarkSharding(at::Tensor const&, xla::OpSharding)\n    PyCFunction_Call\n"
+    )
+    paste = tmp_path / "stack.log"
+    paste.write_text(stack_only)
+    main(["--root", str(kb), "triage", str(paste), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert [h["cluster"]["issues"][0]["number"] for h in data["upstream"]] == [9405]
+    assert data["upstream"][0]["line"] is None and data["upstream"][0]["frames"] == [
+        "cpp:torch_xla::ShardingUtil::XlaMarkSharding"
+    ]
+    main(["--root", str(kb), "triage", str(paste)])
+    out = capsys.readouterr().out
+    assert "#9405" in out and "matched by the stack, not the message" in out and "XlaMarkSharding" in out
+
+    # the frame every execution passes through (five clusters show it) names no report
+    paste.write_text("*** Begin stack trace ***\n" + common)
+    main(["--root", str(kb), "triage", str(paste), "--json"])
+    assert json.loads(capsys.readouterr().out)["upstream"] == []
+    # an error of its own whose innermost frame is another function: not this report
+    paste.write_text(
+        "RuntimeError: Check failed: something else entirely\n*** Begin stack trace ***\n"
+        "\ttorch_xla::tensor_methods::other_op(at::Tensor const&)\n"
+        "\ttorch_xla::ShardingUtil::XlaMarkSharding(at::Tensor const&, xla::OpSharding)\n"
+    )
+    main(["--root", str(kb), "triage", str(paste), "--json"])
+    assert json.loads(capsys.readouterr().out)["upstream"] == []
+
+
+def test_a_reimport_keeps_what_the_store_knows():
+    """A seeded excerpt read again adds its lines and frames to the stored report's; a harvest of the whole
+    thread keeps what excerpts found and takes today's state and labels."""
+    first = store.report_from_github(_gh(9405, "RuntimeError: Check failed: xtensor"), seeded=True)
+    again = store.report_from_github(_gh(9405, STACK_9405, labels=()), seeded=True)
+    kept, added, changed = store.merge({9405: first}, [again])
+    assert (added, changed) == (0, 1)
+    assert kept[9405].frames and kept[9405].errors[0]["line"] == "Check failed: xtensor"
+    harvested = store.report_from_github(_gh(9405, "see the repro", state="closed", labels=("dynamo",)))
+    final, _, _ = store.merge(kept, [harvested])
+    assert final[9405].state == "closed" and final[9405].labels == ["dynamo"]
+    assert final[9405].frames == kept[9405].frames and final[9405].errors
+    # and an excerpt read after the harvest never takes the harvest's state away
+    late, _, _ = store.merge(final, [again])
+    assert late[9405].state == "closed" and late[9405].frames == kept[9405].frames

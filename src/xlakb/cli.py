@@ -521,7 +521,13 @@ def cmd_triage(args) -> int:
     if args.json:
         data = result_json(result)
         data["upstream"] = [
-            {"cluster": h.cluster.to_json(), "line": h.line.line, "exact": h.exact, "generic": generic_hit(h, result)}
+            {
+                "cluster": h.cluster.to_json(),
+                "line": h.line.line if h.line else None,
+                "frames": list(h.frames),
+                "exact": h.exact,
+                "generic": generic_hit(h, result),
+            }
             for h in reported
         ]
         print(json.dumps(data, indent=1, ensure_ascii=False))

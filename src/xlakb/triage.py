@@ -157,17 +157,15 @@ def log_from_text(text: str, source: str = "text") -> Log:
 
 # -- normalising a paste ----------------------------------------------------------------------------
 #: (pattern, replacement, flags), applied in order; the site's engine applies the same list
-NORMALIZE = (
-    (r"\r\n?", "\n", ""),
-    (r"&lt;", "<", ""),
-    (r"&gt;", ">", ""),
-    (r"&quot;", '"', ""),
-    (r"&#0?39;|&#x27;", "'", ""),
-    (r"&amp;", "&", ""),
-    (r"^[ \t]*(?:>[ \t]?)+", "", "m"),  # e-mail / Markdown quotes
-    (r'(\S)[ \t]+(File "[^"\n]+", line \d+, in )', "$1\n  $2", ""),  # a traceback without its line breaks
-    (r"(, in [\w<>.]+)[ \t]+(?=\S)(?!File \")", "$1\n    ", ""),
-)
+def _paste_rules() -> tuple[tuple[str, str, str], ...]:
+    """(pattern, replacement, flags): what is undone in a paste before reading it, each rule with its reason in
+    ``data/normalise.yaml`` (``paste``); the reported tier reads the same file."""
+    from .upstream.signature import RULES
+
+    return tuple((r["pattern"], r["replace"], r.get("flags", "")) for r in RULES["paste"])
+
+
+NORMALIZE = _paste_rules()
 
 
 def _python_repl(repl: str) -> str:

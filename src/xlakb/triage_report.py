@@ -260,7 +260,7 @@ def generic_hit(hit, result) -> bool:
     helper prints (``Check failed: HasValue()`` in an accessor): reports with it can be different bugs."""
     for o in result.origins:
         pieces = [p.strip() for p in o.row["text"].split("\u2026") if p.strip()]
-        if o.row["generic"] and pieces and all(p in hit.line.line for p in pieces):
+        if o.row["generic"] and pieces and hit.line is not None and all(p in hit.line.line for p in pieces):
             return True
     return False
 
@@ -285,6 +285,8 @@ def reported_lines(reported: list, lang: str = "en", limit: int = 5, generic: li
             + f" {lead.title[:90]}"
         )
         out.append(f"      {lead.url}")
+        if hit.line is None and getattr(hit, "frames", ()):
+            out.append("      " + _UI[lang]["reported_frames"].format(frames=", ".join(f.split(":", 1)[1] for f in hit.frames)))
         others = [r for r in c.issues if r.number != lead.number]
         if others:
             out.append(

@@ -271,7 +271,13 @@ def test_paste_box_gives_the_same_answer_as_xlakb_triage(browser, server, layout
 
             result = triage(log_from_text(text, path.name), records, torch_xla=version, catalog=catalog)
             assert reported == [
-                {"cluster": h.cluster.to_json(), "line": h.line.line, "exact": h.exact, "generic": generic_hit(h, result)}
+                {
+                    "cluster": h.cluster.to_json(),
+                    "line": h.line.line if h.line else None,
+                    "frames": list(h.frames),
+                    "exact": h.exact,
+                    "generic": generic_hit(h, result),
+                }
                 for h in match(text, clusters)
             ], path.name
             seen_generic += any(h["generic"] for h in reported)

@@ -381,7 +381,7 @@
     var v = version ? version.split("+")[0] : null;
     return {
       upstream: reported(text, data).map(function (h) {
-        return { cluster: h.cluster, line: h.line, exact: h.exact, generic: genericHit(h.line, f.origins) };
+        return { cluster: h.cluster, line: h.line, frames: h.frames, exact: h.exact, generic: h.line !== null && genericHit(h.line, f.origins) };
       }),
       torch_xla: version || null, torch: f.torch || null, version_source: torchXla ? "given" : (f.where || null),
       torch_xla_signs: f.signs, other_backends: f.others, layers: f.layers, ambiguous: ambiguous,
@@ -406,6 +406,9 @@
       helperFrame: new RegExp(r.helper_frame), entryFrame: new RegExp(r.entry_frame),
       identifier: new RegExp(r.identifier), span: new RegExp(r.code_span, "g"),
       consequence: new RegExp(r.consequence),
+      stackCpp: new RegExp(r.frames.cpp, "g"), pyPath: new RegExp(r.frames.py_path),
+      frameSkip: r.frames.skip.map(function (p) { return new RegExp(p); }),
+      cppKept: r.frames.cpp_kept, pyKept: r.frames.py_kept, specific: r.frames.specific,
       // a Python back reference (\1) is JavaScript's $1
       placeholders: r.placeholders.map(function (p) { return [new RegExp(p[0], "g"), p[1].replace(/\\(\d)/g, "$$$1")]; }),
       max: r.max_signature
@@ -489,6 +492,47 @@
     return out;
   }
 
+  /* The guilty frames of a paste, innermost first (as signature.py guilty_frames). */
+  function guiltyFrames(text, C) {
+    var cpp = [], py = [], m;
+    C.stackCpp.lastIndex = 0;
+    while ((m = C.stackCpp.exec(text)) !== null && cpp.length < C.cppKept) {
+      var name = m[1];
+      if (C.frameSkip.some(function (rx) { return rx.test(name); }) || cpp.indexOf("cpp:" + name) !== -1) continue;
+      cpp.push("cpp:" + name);
+    }
+    var frames = [];
+    C.pyFrame.lastIndex = 0;
+    while ((m = C.pyFrame.exec(text)) !== null) frames.push([m[1], m[2]]);
+    for (var i = frames.length - 1; i >= 0 && py.length < C.pyKept; i--) {
+      var pm = C.pyPath.exec(frames[i][0].replace(/\\/g, "/"));
+      if (!pm || C.entryFrame.test(frames[i][1])) continue;
+      var f = "py:" + pm[1] + ":" + frames[i][1];
+      if (py.indexOf(f) === -1) py.push(f);
+    }
+    return cpp.concat(py);
+  }
+
+  /* The clusters whose reports show the same guilty frames (as index.py match_frames). */
+  function matchFrames(frames, clusters, innermost, C) {
+    clusters = clusters.filter(function (c) { return (c.frames || []).length && !c.generic; });
+    if (!frames.length || !clusters.length) return [];
+    var df = {};
+    clusters.forEach(function (c) { c.frames.forEach(function (f) { df[f] = (df[f] || 0) + 1; }); });
+    var scored = [];
+    clusters.forEach(function (c) {
+      var shared = frames.filter(function (f) { return c.frames.indexOf(f) !== -1; });
+      if (!shared.some(function (f) { return df[f] <= C.specific; }) || (innermost && shared.indexOf(frames[0]) === -1)) return;
+      var score = 0;
+      shared.forEach(function (f) { score += 1 / df[f]; });
+      scored.push([score, c, shared]);
+    });
+    scored.sort(function (a, b) {
+      return (b[0] - a[0]) || (b[1].issues.length - a[1].issues.length) || (a[1].key < b[1].key ? -1 : a[1].key > b[1].key ? 1 : 0);
+    });
+    return scored.map(function (t) { return { cluster: t[1], line: null, exact: false, frames: t[2] }; });
+  }
+
   /* The upstream clusters a paste matches, best first (as xlakb.upstream.index.match). */
   function reported(text, data) {
     var U = data.upstream;
@@ -506,7 +550,7 @@
         if (specific && c.location && c.location !== (c.helper || "") && e.location !== c.location) return;
         if (seen[c.key]) return;
         seen[c.key] = true;
-        out.push({ cluster: c, line: e.line, exact: e.location === c.location });
+        out.push({ cluster: c, line: e.line, exact: e.location === c.location, frames: [] });
       });
     });
     var kinds = ["check", "assert", "status", "lowering", "exception", "crash"];
@@ -515,6 +559,11 @@
       return ((!!a.cluster.generic) - (!!b.cluster.generic)) || (rank(a.cluster.kind) - rank(b.cluster.kind)) || ((!a.exact) - (!b.exact)) ||
              (b.cluster.issues.length - a.cluster.issues.length);
     });
+    if (!out.some(function (h) { return !h.cluster.generic; })) {
+      // a paste showing its own error must share its innermost frame; a stack alone, any specific one
+      var shown = lines.some(function (e) { return !consequence(e); });
+      out = matchFrames(guiltyFrames(text, C), U.clusters, shown, C).concat(out);
+    }
     return out;
   }
 
@@ -647,6 +696,8 @@
           var recs = c.records.map(function (id) { return '<a href="' + esc(recordsHref + id + "/") + '">' + esc(id) + "</a>"; });
           return '<li data-issue="' + lead.number + '"><a href="' + esc(lead.url) + '" rel="noopener">#' + lead.number + "</a> " +
             esc(lead.title) + " (" + esc(bits.join(t.sep)) + ")" +
+            (h.line === null && (h.frames || []).length ? "<br>" + esc(t.reported_frames.replace("{frames}",
+              h.frames.map(function (f) { return f.slice(f.indexOf(":") + 1); }).join(", "))) : "") +
             (others.length ? "<br>" + esc(t.reported_also) + " " + others.join(", ") : "") +
             (fix ? "<br>" + esc(fix) : "") +
             ((c.stale || []).length ? "<br>" + esc(t.reported_stale.replace("{issues}", c.stale.map(function (n) { return "#" + n; }).join(", "))) : "") +

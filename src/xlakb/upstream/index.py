@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from .signature import ErrorLine, error_lines
+from .signature import SPECIFIC_FRAME, ErrorLine, error_lines, guilty_frames
 from .store import Report
 
 
@@ -29,6 +29,8 @@ class Cluster:
     records: list[str] = field(default_factory=list)
     #: reports stored as open that a commit of the clone says it fixes: the stored state is stale
     stale: list[int] = field(default_factory=list)
+    #: the guilty frames its reports show (signature.guilty_frames), each once
+    frames: list[str] = field(default_factory=list)
 
     @property
     def open(self) -> list[Report]:
@@ -58,7 +60,19 @@ class Cluster:
             )
             for i in data.get("issues", [])
         ]
-        fields = ("key", "signature", "location", "kind", "helper", "generic", "fixed_by", "first_fixed", "records", "stale")
+        fields = (
+            "key",
+            "signature",
+            "location",
+            "kind",
+            "helper",
+            "generic",
+            "fixed_by",
+            "first_fixed",
+            "records",
+            "stale",
+            "frames",
+        )
         return cls(**{k: data[k] for k in fields if k in data}, issues=issues)
 
     def to_json(self) -> dict:
@@ -85,6 +99,7 @@ class Cluster:
             "first_fixed": self.first_fixed,
             "records": self.records,
             "stale": self.stale,
+            "frames": self.frames,
         }
 
 
@@ -114,6 +129,7 @@ def build(
                 c = by_key[e.key] = Cluster(e.key, e.signature, e.location, e.kind, e.helper, e.consequence)
             if r not in c.issues:
                 c.issues.append(r)
+            c.frames.extend(f for f in r.frames if f not in c.frames)
     _fold_unlocated(by_key)
     closing: dict[int, set[int]] = {}
     for pr in reports.values():
@@ -177,27 +193,33 @@ def _fold_unlocated(by_key: dict[str, Cluster]) -> None:
                 for r in c.issues:
                     if r not in target.issues:
                         target.issues.append(r)
+                target.frames.extend(f for f in c.frames if f not in target.frames)
                 del by_key[c.key]
             target.issues.sort(key=lambda r: r.number)
 
 
 @dataclass(frozen=True)
 class Reported:
-    """A cluster a paste matches, and by which of its error lines."""
+    """A cluster a paste matches: by one of its error lines, or (``line`` None) by the guilty frames it shares
+    with the cluster's reports (``frames``)."""
 
     cluster: Cluster
-    line: ErrorLine
+    line: ErrorLine | None
     exact: bool  # the guilty locations agree too (or neither names one)
+    frames: tuple[str, ...] = ()
+
+
+_KIND_ORDER = ("check", "assert", "status", "lowering", "exception", "crash")
 
 
 def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
     """The clusters whose signature a paste shows: same words after normalisation; where both name a guilty
     location it must be the same (a look-alike from another function is another bug; a helper's own place
     names no function: it agrees with every caller, inexactly). Best first: the most specific kind, then the
-    most reported."""
+    most reported. A paste whose error lines match no cluster (it shows only a stack, or a reworded message)
+    matches by its guilty frames instead (:func:`match_frames`)."""
+    clusters = list(clusters)
     lines = _titles(error_lines(text))
-    if not lines:
-        return []
     by_sig: dict[str, list[Cluster]] = {}
     for c in clusters:
         by_sig.setdefault(c.signature, []).append(c)
@@ -211,13 +233,45 @@ def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
                 continue
             seen.add(c.key)
             out.append(Reported(c, e, exact=e.location == c.location))
-    kinds = ("check", "assert", "status", "lowering", "exception", "crash")
     out.sort(
         key=lambda h: (
             h.cluster.generic,
-            kinds.index(h.cluster.kind) if h.cluster.kind in kinds else 9,
+            _KIND_ORDER.index(h.cluster.kind) if h.cluster.kind in _KIND_ORDER else 9,
             not h.exact,
             -len(h.cluster.issues),
         )
     )
+    if not any(not h.cluster.generic for h in out):
+        # a paste that shows its own error must share its innermost guilty frame (the same function failed,
+        # its message reworded); a paste of a stack alone, any specific frame
+        shown = any(not e.consequence for e in lines)
+        out = [*match_frames(guilty_frames(text), clusters, innermost=shown), *out]
     return out
+
+
+def frame_weights(clusters: Iterable[Cluster]) -> dict[str, int]:
+    """How many clusters show each guilty frame: a frame many bugs pass through says little of one."""
+    df: dict[str, int] = {}
+    for c in clusters:
+        for f in c.frames:
+            df[f] = df.get(f, 0) + 1
+    return df
+
+
+def match_frames(frames: list[str], clusters: Iterable[Cluster], innermost: bool = False) -> list[Reported]:
+    """The clusters whose reports show the same guilty frames as a paste: at least one shared frame must be
+    specific (in at most ``SPECIFIC_FRAME`` clusters), and with ``innermost`` the paste's innermost frame must be
+    shared; best first by the specificity of what is shared (the sum of 1/clusters over shared frames), then
+    the most reported."""
+    clusters = [c for c in clusters if c.frames and not c.generic]
+    if not frames or not clusters:
+        return []
+    df = frame_weights(clusters)
+    scored = []
+    for c in clusters:
+        shared = tuple(f for f in frames if f in c.frames)
+        if not any(df[f] <= SPECIFIC_FRAME for f in shared) or (innermost and frames[0] not in shared):
+            continue
+        scored.append((sum(1 / df[f] for f in shared), c, shared))
+    scored.sort(key=lambda t: (-t[0], -len(t[1].issues), t[1].key))
+    return [Reported(c, None, exact=False, frames=shared) for _, c, shared in scored]

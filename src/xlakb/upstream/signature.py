@@ -68,31 +68,21 @@ SOURCE = r"(?:torch_xla/csrc|xla|tensorflow/compiler/xla)/[\w/]*?(\w+\.(?:cpp|cc
 CODE_SPAN = r"`([^`\n]{8,})`"
 #: a quoted text that is an API name (a type, an attribute, an op) stays: it is the error
 IDENTIFIER = r"^.[A-Za-z_][\w.:]{0,60}.$"
+
+
+def _load_rules() -> dict:
+    """The normalisation rules, with the reason for each (``data/normalise.yaml``)."""
+    from importlib import resources
+
+    import yaml
+
+    return yaml.safe_load((resources.files("xlakb") / "data" / "normalise.yaml").read_text("utf-8"))
+
+
+RULES = _load_rules()
 #: (pattern, replacement): what differs between reports of one error, in this order; "keep-identifier":
-#: <name> unless the quoted text is an API name
-PLACEHOLDERS = (
-    (r"\*\*\* Begin stack trace \*\*\*.*|;?\s*stack trace:?\s*\*\*\*.*|\s\*\*\*\s*$", ""),
-    # a JSON blob after the message (gRPC's debug string, with the words that introduce it)
-    (r"(?:\"?\s*and grpc_error_string\s*=\s*\"?)?\{\s*\"\w+\"\s*:.*", ""),
-    (r"(?:[A-Za-z]:)?(?:[\w.\-~]*[/\\])+[\w.\-]+(?::\d+)?", "<path>"),
-    # the source location a C++ error starts with ("RuntimeError: torch_xla/csrc/x.cpp:12 : msg") is the
-    # guilty location, kept apart: reports that leave it out (titles, retyped lines) are the same error
-    (r"^((?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception):\s*)<path>\s+:\s+", r"\1"),
-    # the fatal-signal handler's fault address and link ("SIGSEGV (@0x0), see go/stacktraces#s15 received by")
-    (r" \(@.*?\), see \S+", ""),
-    # a raised exception's module path (printed for any exception not built in; retyped lines leave it out)
-    (r"^(?:[a-z_]\w*\.)+(?=[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b)", ""),
-    (r"0x[0-9a-fA-F]+", "<addr>"),
-    (r"\b\d+(?:\.\d+)?\s?(?:[KMGT]i?B?|bytes)\b", "<size>"),
-    (r"\b(?:pred|[suf]\d{1,2}|bf16|c64|c128)\[[\d,\s]*\](?:\{[\d,\s]*\})?", "<shape>"),
-    (r"\b(?:torch\.)?(?:float|bfloat|int|uint|complex)(?:8|16|32|64|128)\b|\b(?:torch\.)?(?:half|double|bool|long)\b", "<dtype>"),
-    (r"\[[\d,\s]*\]|\([\d,\s]+\)|torch\.Size\(\[[\d,\s]*\]\)", "<dims>"),
-    (r"'[^'\n]{1,120}'|\"[^\"\n]{1,120}\"|`[^`\n]{1,120}`", "keep-identifier"),
-    (r"(?<![\w<])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?\b", "<n>"),
-    (r"\b(?:xla|cpu|cuda|tpu):<n>\b", "<device>"),
-    (r"(?:<n>[\s,]*){2,}", "<n> "),
-    (r"\s+", " "),
-)
+#: <name> unless the quoted text is an API name. Each rule's reason and example are in data/normalise.yaml.
+PLACEHOLDERS = tuple((r["pattern"], r["replace"]) for r in RULES["placeholders"])
 MAX_SIGNATURE = 200
 KINDS = tuple((k, re.compile(p)) for k, p in KIND_PATTERNS)
 _LOG_PREFIX = re.compile(LOG_PREFIX)
@@ -130,6 +120,7 @@ def export_rules() -> dict:
         "code_span": CODE_SPAN,
         "placeholders": [list(p) for p in PLACEHOLDERS],
         "max_signature": MAX_SIGNATURE,
+        "frames": {k: v for k, v in _FRAME_RULES.items() if k != "skip"} | {"skip": [x["pattern"] for x in _FRAME_RULES["skip"]]},
     }
 
 
@@ -240,6 +231,41 @@ def _strip_wrapper(line: str) -> str:
         if m and m.start() > 0:
             return m.group(0)
     return line
+
+
+_FRAME_RULES = RULES["frames"]
+_STACK_CPP = re.compile(_FRAME_RULES["cpp"])
+_STACK_PY = re.compile(PY_FRAME)
+_PY_PATH = re.compile(_FRAME_RULES["py_path"])
+_FRAME_SKIP = tuple(re.compile(s["pattern"]) for s in _FRAME_RULES["skip"])
+SPECIFIC_FRAME = int(_FRAME_RULES["specific"])
+
+
+def guilty_frames(text: str) -> list[str]:
+    """The innermost frames of torch_xla, torch's lazy core and XLA a paste shows, innermost first: C++
+    (``cpp:torch_xla::Class::Function``; a printed stack lists the innermost first) then Python
+    (``py:torch_xla/core/xla_model.py:function``; a traceback lists it last). Frames every error passes
+    through (the stack printer, accessors, dispatch, the step marker) are left out: they say where the program
+    was, not why (data/normalise.yaml, ``frames``)."""
+    cpp: list[str] = []
+    for m in _STACK_CPP.finditer(text):
+        name = m.group(1)
+        if any(rx.search(name) for rx in _FRAME_SKIP) or f"cpp:{name}" in cpp:
+            continue
+        cpp.append(f"cpp:{name}")
+        if len(cpp) >= int(_FRAME_RULES["cpp_kept"]):
+            break
+    py: list[str] = []
+    for path, function in reversed(_STACK_PY.findall(text)):
+        m = _PY_PATH.search(path.replace("\\", "/"))
+        if not m or _ENTRY_FRAME.match(function):
+            continue
+        frame = f"py:{m.group(1)}:{function}"
+        if frame not in py:
+            py.append(frame)
+        if len(py) >= int(_FRAME_RULES["py_kept"]):
+            break
+    return cpp + py
 
 
 def primary(lines: list[ErrorLine]) -> ErrorLine | None:

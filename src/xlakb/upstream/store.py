@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import XlakbError
-from .signature import ErrorLine, error_lines, primary, signature_of
+from .signature import ErrorLine, error_lines, guilty_frames, primary, signature_of
 
 STORE = Path("upstream") / "issues.jsonl"
 #: "fixes #12", "Closes pytorch/xla#12", "resolved #12": GitHub's closing keywords
@@ -42,6 +42,8 @@ class Report:
     closes: list[int] = field(default_factory=list)  # issues a pull request says it fixes
     errors: list[dict] = field(default_factory=list)  # ErrorLine as dicts: kind, line, signature, location
     seeded: bool = False  # read from the stored search corpus before any harvest with a token
+    #: the guilty frames its thread shows (signature.guilty_frames), innermost first, each once
+    frames: list[str] = field(default_factory=list)
 
     def error_lines(self) -> list[ErrorLine]:
         return [ErrorLine(**e) for e in self.errors]
@@ -87,11 +89,13 @@ def report_from_github(obj: Mapping, comments: Iterable[Mapping] = (), *, seeded
     texts = [title, body] + [_text(c.get("body")) for c in comments if isinstance(c, Mapping)]
     lines: list[ErrorLine] = []
     seen = set()
+    frames: list[str] = []
     for text in texts:
         for e in error_lines(text):
             if e.key not in seen:
                 seen.add(e.key)
                 lines.append(e)
+        frames += [f for f in guilty_frames(text) if f not in frames]
     closes = sorted({int(n) for n in _CLOSES.findall(title + "\n" + body)} - {number}) if is_pr else []
     url = obj.get("html_url") or ""
     if not isinstance(url, str) or not url.startswith("https://"):
@@ -110,6 +114,7 @@ def report_from_github(obj: Mapping, comments: Iterable[Mapping] = (), *, seeded
         closes=closes,
         errors=[{k: v for k, v in asdict(e).items() if v or k != "helper"} for e in lines],
         seeded=seeded,
+        frames=frames,
     )
 
 
@@ -122,10 +127,16 @@ def combine(reports: Iterable[Report]) -> list[Report]:
         if have is None:
             out[r.number] = r
             continue
-        keys = {ErrorLine(**e).key for e in have.errors}
-        have.errors.extend(e for e in r.errors if ErrorLine(**e).key not in keys)
-        have.labels = sorted(set(have.labels) | set(r.labels))
+        _keep(have, r)
     return list(out.values())
+
+
+def _keep(have: Report, new: Report) -> None:
+    """``have`` with what ``new`` adds: its error lines, guilty frames and labels not already there, in order."""
+    keys = {ErrorLine(**e).key for e in have.errors}
+    have.errors.extend(e for e in new.errors if ErrorLine(**e).key not in keys)
+    have.frames.extend(f for f in new.frames if f not in have.frames)
+    have.labels = sorted(set(have.labels) | set(new.labels))
 
 
 def load(root: Path) -> dict[int, Report]:
@@ -169,14 +180,20 @@ def save(root: Path, reports: Mapping[int, Report]) -> Path:
     tmp = path.with_suffix(".tmp")
     with tmp.open("w", encoding="utf-8") as f:
         for number in sorted(reports):
-            f.write(json.dumps(asdict(reports[number]), ensure_ascii=False, sort_keys=False) + "\n")
+            data = asdict(reports[number])
+            if not data["frames"]:
+                del data["frames"]  # compact: most reports show no stack
+            f.write(json.dumps(data, ensure_ascii=False, sort_keys=False) + "\n")
     tmp.replace(path)
     return path
 
 
 def merge(old: Mapping[int, Report], new: Iterable[Report]) -> tuple[dict[int, Report], int, int]:
     """The store with ``new`` reports in: a report replaces the stored one unless the stored one is newer
-    (``updated_at``); a harvested report replaces a seeded one. Returns (store, added, changed)."""
+    (``updated_at``); a harvested report replaces a seeded one. A seeded copy (an excerpt of the thread) never
+    takes away what the store knows: its error lines and frames are added to the stored report's, and a
+    harvest (the whole thread) keeps the frames and lines read from excerpts it does not show. Returns
+    (store, added, changed)."""
     out = dict(old)
     added = changed = 0
     for r in new:
@@ -187,10 +204,22 @@ def merge(old: Mapping[int, Report], new: Iterable[Report]) -> tuple[dict[int, R
             continue
         if have.updated_at and r.updated_at and have.updated_at > r.updated_at and not have.seeded:
             continue
-        if asdict(have) != asdict(r):
-            out[r.number] = r
+        before = asdict(have)
+        if r.seeded and not have.seeded:  # an excerpt adds to a harvested report, never replaces it
+            merged, extra = _copy(have), r
+        else:
+            merged, extra = _copy(r), have
+        _keep(merged, extra)
+        if not r.seeded:
+            merged.labels = sorted(r.labels)  # the harvest's labels are today's
+        if asdict(merged) != before:
+            out[r.number] = merged
             changed += 1
     return out, added, changed
+
+
+def _copy(r: Report) -> Report:
+    return Report(**{**asdict(r), "errors": [dict(e) for e in r.errors], "frames": list(r.frames), "labels": list(r.labels)})
 
 
 def read_objects(path: Path) -> list[dict]:
