@@ -411,3 +411,54 @@ def test_any_record_text_is_read_or_refused_with_a_problem_never_a_crash(tmp_pat
     path.write_text(text, "utf-8")
     data, _node, problems = parse_file(path)
     assert (data is None) == bool(problems) or isinstance(data, dict)
+
+
+def test_validate_names_a_signature_that_matches_more_than_its_bug(kb):
+    """A signature an unrelated log shows, or another record's error when the two are not declared look-alikes,
+    is found by validate, which names the file, line and signature and says why; narrowing it, declaring the
+    look-alike or saying why it is kept (``shared``) settles it."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    from fakewheels import fake_record
+
+    def write(rid: str, signatures: list, **extra) -> None:
+        path = kb / "issues" / f"{rid}.yaml"
+        data = yaml.safe_load(path.read_text())
+        data.update(signatures=signatures, **extra)
+        path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
+
+    for rid in ("one-bug", "two-bug"):
+        fake_record(kb, rid)
+        write(rid, [{"check": r"Check failed: shared_thing\(\)"}, {"call": rid.replace("-", "_") + r"\("}])
+    write("one-bug", ["unhashable type: 'list'", {"check": r"Check failed: shared_thing\(\)"}, {"call": r"one_bug\("}])
+
+    def validate() -> list[str]:
+        r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "validate"], capture_output=True, text=True)
+        return [line for line in r.stdout.splitlines() if "signatures[" in line]
+
+    lines = validate()
+    assert any(
+        line.startswith("issues/one-bug.yaml:")
+        and "signatures[0]: message unhashable type: 'list' matches more than this bug (also" in line
+        for line in lines
+    ), lines
+    assert any("issues/one-bug.yaml:" in x and r"signatures[1]: check Check failed: shared_thing\(\)" in x for x in lines)
+    assert any("issues/two-bug.yaml:" in x and "(also evidence of one-bug)" in x for x in lines), lines
+    assert len(lines) == 3
+
+    tells = {"en": "Only one of them calls one_bug().", "zh": "只有其中一个调用了 one_bug()。"}
+    write(
+        "one-bug",
+        [{"message": "unhashable type: 'list'", "shared": "Python's own error for any list used as a key"}]
+        + [{"check": r"Check failed: shared_thing\(\)"}, {"call": r"one_bug\("}],
+        lookalikes={"ids": ["two-bug"], "tells_apart": tells},
+    )
+    write(
+        "two-bug",
+        [{"check": r"Check failed: shared_thing\(\)"}, {"call": r"two_bug\("}],
+        lookalikes={"ids": ["one-bug"], "tells_apart": tells},
+    )
+    assert validate() == []

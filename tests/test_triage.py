@@ -354,7 +354,7 @@ def test_cli_text_json_and_exit_codes(kb):
     # no torch_xla at all
     plain = TRACEBACK.replace("/torch_xla/experimental/spmd_fully_sharded_data_parallel.py", "/lib/wrap.py")
     r = _cli("-", stdin=plain.replace("SpmdFullyShardedDataParallel", "Wrap").encode(), root=kb)
-    assert r.returncode == 1 and r.stdout.decode().startswith("no sign of torch_xla")
+    assert r.returncode == 1 and r.stdout.decode().startswith("nothing in standard input was printed by torch_xla")
 
 
 def test_validate_rejects_message_only_and_python_only_regexes(kb):
@@ -363,7 +363,12 @@ def test_validate_rejects_message_only_and_python_only_regexes(kb):
     assert r.returncode == 1
     assert "signatures: only messages: a generic error string alone is no evidence" in r.stdout
     assert "signatures[1]: '(?i)' is Python-only regex syntax" in r.stdout
-    _kb_with(kb, ["unhashable type: 'list'", {"call": r"SpmdFullyShardedDataParallel\("}, {"env": {"name": "XLA_USE_SPMD"}}])
+    triggers = [{"call": r"SpmdFullyShardedDataParallel\("}, {"env": {"name": "XLA_USE_SPMD"}}]
+    _kb_with(kb, ["unhashable type: 'list'", *triggers])
+    r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "validate"], capture_output=True, text=True)
+    assert r.returncode == 1 and "signatures[0]: message unhashable type: 'list' matches more than this bug" in r.stdout
+    shared = {"message": "unhashable type: 'list'", "shared": "Python's own error for any list used as a key"}
+    _kb_with(kb, [shared, *triggers])
     r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "validate"], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout
 
@@ -617,7 +622,11 @@ def test_every_reason_evidence_is_generic_reads_in_chinese():
         # the name torch_xla gives its graphs
         ("Rerun with --xla_dump_to: *module_0001.SyncTensorsGraph.68.*\n", ("torch_xla",), "may well be"),
         # nothing of torch_xla's layers: not a torch_xla problem
-        ("Traceback (most recent call last):\nKeyError: 'foo'\n", (), "this does not look like a torch_xla problem"),
+        (
+            "Traceback (most recent call last):\nKeyError: 'foo'\n",
+            (),
+            "the paste alone cannot tell whether this is a torch_xla problem",
+        ),
     ],
 )
 def test_not_a_torch_xla_problem_only_when_no_layer_of_it_printed_a_line(paste, layers, said):

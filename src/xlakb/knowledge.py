@@ -30,7 +30,47 @@ def validate(root: Path) -> tuple[list[Record], list[Problem]]:
         _data, node, _ = parse_file(record.path)
         problems.extend(measured_problems(root, rel, record, node))
         problems.extend(workaround_problems(root, rel, record, node))
+    problems.extend(signature_problems(root, records))
     return records, problems
+
+
+def signature_problems(root: Path, records: list[Record]) -> list[Problem]:
+    """Signatures that match more than their bug, found by measuring, not by chance: a line an unrelated log
+    shows (``data/background``: a warning any release prints, Python's own errors), another record's error
+    when the two are not declared look-alikes, an entry frame every run passes through. Each must be
+    narrowed, or the other record declared a look-alike, or the record must say why the signature is kept
+    (``shared: <why>``): it then gates a match but is never evidence by itself."""
+    from .signatures import signatures_of
+
+    by_id = {r.id: r for r in records}
+    out = []
+    published = [r for r in records if r.kind in PUBLISHED]
+    exported_records = export_records([export_record(r.data, None) for r in published])["records"]  # signatures only
+    for exported in exported_records:
+        record = by_id.get(exported["id"])
+        if record is None:
+            continue
+        rel = record.path.relative_to(root) if record.path.is_relative_to(root) else record.path
+        items = record.data.get("signatures", [])
+        sigs = signatures_of(record.data)
+        node = None
+        for i, s in enumerate(exported["signatures"]):
+            if not s.get("generic") or i >= len(items):
+                continue
+            if isinstance(items[i], dict) and items[i].get("shared"):
+                continue
+            if node is None:
+                node = parse_file(record.path)[1]
+            out.append(
+                Problem(
+                    rel,
+                    _line_of(node, ["signatures", i]),
+                    f"signatures[{i}]",
+                    f"{sigs[i].describe()} matches more than this bug ({s['generic']}): narrow it, declare the other "
+                    "record a look-alike, or say why it is kept (shared: ...)",
+                )
+            )
+    return out
 
 
 #: words in a workaround's text that say it was checked (English and Chinese)

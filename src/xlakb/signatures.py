@@ -32,7 +32,7 @@ def parse_signature(item) -> Signature:
     """A record's signature: a plain string (a message) or a mapping with one kind as its key."""
     if isinstance(item, str):
         return Signature("message", item)
-    kind = next(iter(item))
+    kind = next(k for k in item if k != "shared")  # "shared": the record's reason, read by validate
     value = item[kind]
     if kind == "frame":
         return Signature("frame", file=value["file"], function=value.get("function", ""))

@@ -211,6 +211,14 @@ LAYER_SIGNS = (
         r"|\bHLO\b|\bHloModule\b",
         "",
     ),
+    (
+        "xla",
+        "absl's C++ logging, fatal-signal handler or StatusOr, which XLA's runtime (TSL) uses and torch does not "
+        "(torch's C++ log lines are bracketed, its Python ones name .py files)",
+        r"^[FEWI]\d{4} [\d:.]+\s+\d+\s+[\w/.-]+\.(?:cc|h):\d+\]|(?:^|\] )RAW: |"
+        r"^\*\*\* SIG[A-Z]+ received by PID \d+ \(TID \d+\) on cpu \d+|\bBad StatusOr access\b|\btsl::\w+",
+        "m",
+    ),
     ("tpu", "the TPU runtime or its memory", r"\blibtpu\b|\bHBM\b|/job:tpu_worker|\bTPU\b", ""),
     (
         "torch",
@@ -1200,4 +1208,12 @@ def signatures_from_log(log: Log | str, catalog: CatalogIndex = EMPTY_CATALOG) -
     for m in re.finditer(r"\b(XLA_[A-Z0-9_]+|PJRT_[A-Z0-9_]+)=(\S+)", text):
         if m.group(1) not in ("PJRT_DEVICE",) and not any(s.get("env", {}).get("name") == m.group(1) for s in sigs):
             sigs.append({"env": {"name": m.group(1), "value": re.escape(m.group(2))}})
+    # an error an unrelated log shows too gates a match but is no evidence by itself: say so, as validate asks
+    background = [(name, facts(t).text) for name, t in background_logs()]
+    for sig in sigs:
+        kind = next(iter(sig))
+        if kind in ("message", "check"):
+            shown = next((name for name, t in background if _rx(sig[kind], re.M).search(t)), None)
+            if shown:
+                sig["shared"] = f"also in an unrelated log ({shown}); only with the other signatures is it this bug"
     return sigs

@@ -16,8 +16,9 @@ from .words import ui
 
 WORDS = {
     "en": {
-        "no_sign": "no sign of torch_xla in {source} (no torch_xla frame, import, version, XLA log line or message only "
-        "torch_xla prints): this does not look like a torch_xla problem",
+        "no_sign": "nothing in {source} was printed by torch_xla or a layer under it (no torch_xla frame, import or "
+        "version; no line of torch's lazy core, XLA, PJRT or the TPU runtime): the paste alone cannot tell whether this "
+        "is a torch_xla problem; paste the whole log, from the command to the last line",
         "other_backend": "the paste shows {names} and nothing of torch_xla: records of torch_xla are not matched",
         "layer_sign": "{source} shows no torch_xla frame, import or version, but lines of {layers}: it may well be a "
         "torch_xla problem (the lines below say where each comes from)",
@@ -63,8 +64,9 @@ WORDS = {
         "stdin": "standard input",
     },
     "zh": {
-        "no_sign": "{source} 中没有 torch_xla 的迹象（没有 torch_xla 的调用栈、导入、版本、XLA 日志行或只有 torch_xla 才会打印的信息），"
-        "看起来不是 torch_xla 的问题",
+        "no_sign": "{source} 中没有任何内容由 torch_xla 或它下面的各层打印（没有 torch_xla 的调用栈、导入或版本，也没有 torch "
+        "惰性张量核心、XLA、PJRT 或 TPU 运行时的日志行）：仅凭这段粘贴无法判断是否为 torch_xla 的问题；"
+        "请粘贴从所运行的命令到最后一行的完整日志",
         "other_backend": "粘贴的内容来自 {names}，且没有任何 torch_xla 的迹象：不与 torch_xla 的记录匹配",
         "layer_sign": "{source} 中没有 torch_xla 的调用栈、导入或版本，但有来自 {layers} 的内容：这很可能是 torch_xla 的问题"
         "（下方说明了每一行的来源）",
