@@ -648,3 +648,84 @@ def test_a_reimport_keeps_what_the_store_knows():
     # and an excerpt read after the harvest never takes the harvest's state away
     late, _, _ = store.merge(final, [again])
     assert late[9405].state == "closed" and late[9405].frames == kept[9405].frames
+
+
+def test_new_from_report_drafts_a_record_a_person_completes(kb, tmp_path, capsys):
+    """A draft from a stored report: its error lines as symptoms and signatures (an error an unrelated log shows
+    says so), the reports of its cluster linked, the release of its time first to measure, a CPU reproducer
+    skeleton that says what the user saw; validate accepts it; a report the store lacks is named in one line."""
+    import yaml
+
+    from xlakb.cli import main
+
+    objects = [
+        _gh(9405, "Repro:\n" + STACK_9405, title="Cannot mark sharding in a scanned function"),
+        _gh(9410, "Same here:\n" + STACK_9405.replace("/usr/local/lib/python3.10", "/opt/conda/lib/python3.11"), title="again"),
+    ]
+    objects[0]["created_at"] = "2025-06-01T00:00:00Z"
+    source = tmp_path / "issues.json"
+    source.write_text(json.dumps(objects))
+    assert main(["--root", str(kb), "upstream", "import", str(source)]) == 0
+    capsys.readouterr()
+    assert main(["--root", str(kb), "new", "scan-mark-sharding", "--component", "sharding", "--from-report", "9405"]) == 0
+    out = capsys.readouterr().out
+    assert "from #9405" in out and "xlakb repro scan-mark-sharding --torch-xla 2.7.0" in out  # 2.7.0 was out in June 2025
+    data = yaml.safe_load((kb / "issues" / "scan-mark-sharding.yaml").read_text())
+    assert data["upstream"]["issues"] == [9405, 9410]  # the same bug's other report, linked
+    assert "`Check failed: xtensor`" in data["symptoms"]["en"] and data["versions"]["affected"] == ">=2.7.0"
+    kinds = [next(k for k in s if k != "shared") for s in data["signatures"]]
+    assert "check" in kinds and "frame" in kinds  # the guilty frames, as evidence
+    xtensor = next(s for s in data["signatures"] if s.get("check") == "Check failed: xtensor")
+    assert "unrelated log" in xtensor["shared"]
+    repro = (kb / "reproducers" / "scan-mark-sharding.py").read_text()
+    assert "What the user saw (https://github.com/pytorch/xla/issues/9405, filed 2025-06-01)" in repro
+    assert "xm.xla_device()" in repro and ".cpu()" in repro
+    assert main(["--root", str(kb), "validate"]) == 0
+    capsys.readouterr()
+    assert main(["--root", str(kb), "new", "other", "--from-report", "7"]) == 1
+    assert "#7 is not a stored report" in capsys.readouterr().err
+
+
+def test_the_reproducibility_table_is_data_checked_and_gives_the_funnel(kb, tmp_path, capsys):
+    """upstream/reproducibility.yaml: each entry checked field by field (a bad value named with its entry), against
+    the store and the records; the funnel from a stored report to a proven record, and what is not covered yet."""
+    from xlakb.cli import main
+
+    source = tmp_path / "issues.json"
+    objects = [_gh(n, f"RuntimeError: Check failed: bug{n} happened\n") for n in (9501, 9502, 9503)]
+    source.write_text(json.dumps(objects))
+    assert main(["--root", str(kb), "upstream", "import", str(source)]) == 0
+    table = kb / "upstream" / "reproducibility.yaml"
+    entry = (
+        "  - {{number: {n}, component: sharding, code: true, self_contained: true, cpu: 'yes', release: '2.5.1', "
+        "release_source: stated, outcome: {outcome}, releases: {releases}, reason: {reason}}}\n"
+    )
+    table.write_text(
+        "reports:\n"
+        + entry.format(
+            n=9501,
+            outcome="reproduced",
+            releases='{"2.5.1": reproduced, "2.9.0": not-reproduced}',
+            reason="the sharding call fails on 2.5.1 only",
+        )
+        + entry.format(n=9502, outcome="not-tried", releases="{}", reason="needs a TPU pod to run")
+    )
+    capsys.readouterr()
+    assert main(["--root", str(kb), "upstream", "table", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    funnel = {f["step"]: f["reports"] for f in data["funnel"]}
+    assert funnel["reports in the table"] == 2 and funnel["reproduced the reported error"] == 1
+    assert funnel["differ between releases"] == 1 and data["missing"] == [9501 + 2]
+    assert main(["--root", str(kb), "validate"]) == 0
+
+    for bad, words in (
+        (entry.format(n=9502, outcome="maybe", releases="{}", reason="x y z"), "'outcome' is 'maybe'"),
+        (entry.format(n=9502, outcome="reproduced", releases='{"2.5.1": not-reproduced}', reason="x y z"), "no release"),
+        (entry.format(n=9502, outcome="not-tried", releases='{"3.0": reproduced}', reason="x y z"), "'3.0' is not a release"),
+        (entry.format(n=7, outcome="not-tried", releases="{}", reason="x y z"), "#7 is not a stored report"),
+    ):
+        table.write_text("reports:\n" + bad)
+        capsys.readouterr()
+        assert main(["--root", str(kb), "validate"]) == 1
+        out = capsys.readouterr().out
+        assert "upstream/reproducibility.yaml" in out and words in out, out

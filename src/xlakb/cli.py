@@ -217,6 +217,23 @@ def cmd_new(args) -> int:
                 f"{log.source}: no error line, check, frame or call found to take signatures from",
                 hint="pass the log of the failing run, with its traceback",
             )
+    if args.from_report is not None:
+        if args.from_log:
+            raise XlakbError("--from-log and --from-report both name where signatures come from: pass one")
+        from . import compiled
+        from .candidates.releases import release_table
+        from .upstream.draft import from_report
+        from .upstream.index import Cluster
+
+        clusters = [Cluster.from_json(c) for c in compiled.load(root)["clusters"]]
+        draft = from_report(root, args.id, args.from_report, args.component, clusters, release_table())
+        print(f"created {draft.record.relative_to(root)} and {draft.reproducer.relative_to(root)} from #{draft.number}")
+        print(f"linked reports: {', '.join(f'#{n}' for n in draft.issues)}")
+        print("next: write the reproducer (what the user saw is in its header), the record in both languages, then")
+        print(f"  xlakb repro {args.id} --torch-xla {draft.release}   # the reporter's release: expect reproduced")
+        print(f"  xlakb matrix {args.id}                 # all releases")
+        print("  xlakb validate")
+        return 0
     record, repro = scaffold(root, args.id, args.component, signatures)
     print(f"created {record.relative_to(root)} and {repro.relative_to(root)}")
     print("next: fill in both languages, make the reproducer show the bug, then")
@@ -455,6 +472,8 @@ def cmd_upstream(args) -> int:
             f" ({done.requests} requests)" + (f"; gone meanwhile: {', '.join(f'#{n}' for n in done.gone)}" if done.gone else "")
         )
         return 0
+    if args.action == "table":
+        return _upstream_table(root, args)
     from .knowledge import upstream_clusters
 
     clusters = upstream_clusters(root)
@@ -469,6 +488,45 @@ def cmd_upstream(args) -> int:
         proven += "; only a fatal signal: may be any crashes" if c.generic else ""
         print(f"{len(c.issues):3d}  {c.key[:100]}\n     {' '.join(f'#{r.number}' for r in c.issues[:8])} ({states}{fix}{proven})")
     print(f"{len(clusters)} clusters from {sum(1 for _ in store.load(root))} stored reports")
+    return 0
+
+
+def _upstream_table(root: Path, args) -> int:
+    """``xlakb upstream table``: the reproducibility table's funnel, what it has not covered yet, and the reports
+    reproduced on CPU (with the releases measured and the record proving each)."""
+    import json
+
+    from .candidates.releases import all_releases
+    from .upstream import store, table
+
+    entries = table.load(root, all_releases())
+    missing = table.missing(entries, store.load(root))
+    steps = table.funnel(entries)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "funnel": [{"step": k, "reports": n} for k, n in steps],
+                    "missing": missing,
+                    "reproduced": [
+                        {"number": e.number, "component": e.component, "releases": e.releases, "record": e.record}
+                        for e in entries
+                        if e.outcome == "reproduced"
+                    ],
+                },
+                indent=1,
+            )
+        )
+        return 0
+    width = max(len(k) for k, _ in steps)
+    for k, n in steps:
+        print(f"{k:<{width}}  {n:4d}")
+    if missing:
+        print(f"not in the table yet (stored, filed from {table.COVERS_FROM} on): {len(missing)}")
+    for e in entries:
+        if e.outcome == "reproduced":
+            runs = ", ".join(f"{r} {v}" for r, v in sorted(e.releases.items(), key=lambda kv: [int(x) for x in kv[0].split(".")]))
+            print(f"  #{e.number} [{e.component}] {runs}" + (f" -> {e.record}" if e.record else ""))
     return 0
 
 
@@ -901,6 +959,13 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
     sp.add_argument("id")
     sp.add_argument("--component", default="misc")
     sp.add_argument("--from-log", metavar="FILE", help="take the record's triage signatures from this log (- for standard input)")
+    sp.add_argument(
+        "--from-report",
+        type=int,
+        metavar="N",
+        help="a draft from stored upstream report #N: its error lines as symptoms and signatures, the reports of its "
+        "cluster linked, the reporter's release first to measure, a CPU reproducer skeleton",
+    )
     sp.set_defaults(func=cmd_new)
 
     sp = sub.add_parser("repro", help="run a record's reproducer once on one torch_xla release")
@@ -981,9 +1046,10 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
         "REST API (token from GITHUB_TOKEN or GH_TOKEN; resumable; incremental) into "
         "upstream/issues.jsonl. import: read GitHub issue objects from a file (a JSON array "
         "or JSON lines). link: the commits of a clone that say they fix a stored report, and the first release "
-        "with each. list: the clusters, most reported first.",
+        "with each. list: the clusters, most reported first. table: the reproducibility table of the stored reports "
+        "(upstream/reproducibility.yaml): the funnel from a report to a proven record.",
     )
-    sp.add_argument("action", choices=["fetch", "import", "link", "list"])
+    sp.add_argument("action", choices=["fetch", "import", "link", "list", "table"])
     sp.add_argument("file", nargs="?", help="import: the file of GitHub issue objects")
     sp.add_argument(
         "--clone",
@@ -1000,7 +1066,7 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
         help="import: the objects come from the stored search corpus (marked seeded until a harvest replaces them)",
     )
     sp.add_argument("--limit", type=int, default=30, help="list: how many clusters (default 30)")
-    sp.add_argument("--json", action="store_true", help="list: as JSON")
+    sp.add_argument("--json", action="store_true", help="list, table: as JSON")
     sp.add_argument("-q", "--quiet", action="store_true")
     sp.set_defaults(func=cmd_upstream)
 
@@ -1081,7 +1147,7 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
     sp.add_argument("--older-than", metavar="AGE", help="prune: remove what was not used for AGE (30d, 12h, 2w)")
     sp.add_argument("--all", action="store_true", help="prune: remove every environment not in use")
     sp.add_argument("--dry-run", action="store_true", help="prune: only say what would be removed")
-    sp.add_argument("--json", action="store_true", help="list: as JSON")
+    sp.add_argument("--json", action="store_true", help="list, table: as JSON")
     sp.set_defaults(func=cmd_env)
 
     sp = sub.add_parser(

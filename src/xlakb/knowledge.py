@@ -31,7 +31,23 @@ def validate(root: Path) -> tuple[list[Record], list[Problem]]:
         problems.extend(measured_problems(root, rel, record, node))
         problems.extend(workaround_problems(root, rel, record, node))
     problems.extend(signature_problems(root, records))
+    problems.extend(table_problems(root, records))
     return records, problems
+
+
+def table_problems(root: Path, records: list[Record]) -> list[Problem]:
+    """The reproducibility table of the reported tier (upstream/reproducibility.yaml) as data, and against the
+    stored reports and the records."""
+    from .candidates.releases import all_releases
+    from .errors import XlakbError
+    from .upstream import store, table
+
+    try:
+        entries = table.load(root, all_releases())
+        found = table.problems(entries, store.load(root), [r.id for r in records])
+    except XlakbError as err:
+        found = [str(err)]
+    return [Problem(table.TABLE, None, "reports", m.split(": ", 1)[1] if m.startswith(str(table.TABLE)) else m) for m in found]
 
 
 def signature_problems(root: Path, records: list[Record]) -> list[Problem]:
