@@ -31,6 +31,9 @@ except ImportError:  # run from a checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     from xlakb.search import Bisection, Outcome, least_satisfying, probe_bound
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from results_io import figure, write  # noqa: E402 - the benchmarks' own helper, beside this script
+
 SIZES = (16, 64, 256, 1024, 4096)
 SKIP_RATES = (0.0, 0.1, 0.3)
 
@@ -97,9 +100,22 @@ def main(argv: list[str] | None = None) -> int:
         "max OLD/NEW probes | within bound | exact | max rounds, k=4 | repeat with known (max probes) |"
     )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    figures = []
     for n in SIZES:
         for rate in SKIP_RATES:
             r = run(n, rate, args.positions, rng)
+            if rate in (0.0, SKIP_RATES[-1]):
+                figures.append(
+                    figure(
+                        f"{n} candidates, {rate:.0%} untestable: most probes (bound {probe_bound(n)})",
+                        f"{n} 个候选，{rate:.0%} 无法测试：最多的探测次数（上限 {probe_bound(n)}）",
+                        r["max"],
+                        note_en=f"mean {r['mean']:.2f}; within the bound {r['within']:.1f}%; exact {r['exact']:.1f}%; "
+                        f"a second run with the verdicts known: {r['repeat']} probes",
+                        note_zh=f"平均 {r['mean']:.2f}；在上限之内 {r['within']:.1f}%；精确 {r['exact']:.1f}%；"
+                        f"已知结果时再运行一次：{r['repeat']} 次探测",
+                    )
+                )
             print(
                 f"| {n} | {rate:.0%} | {r['runs']} | {probe_bound(n)} | {r['max']} | {r['mean']:.2f} | {r['definite']} | "
                 f"{r['within']:.1f}% | {r['exact']:.1f}% | {r['rounds4']} | {r['repeat']} |"
@@ -109,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
         + ", ".join(f"N={n}: {math.ceil(math.log(n, 5))}" for n in SIZES)
         + ")"
     )
+    path = write("search", "Bisection core: probes", "二分查找核心：探测次数", "python3 benchmarks/bench_search.py", figures)
+    print(f"written: {path.name}")
     return 0
 
 
