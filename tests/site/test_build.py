@@ -639,3 +639,29 @@ def test_chinese_pages_have_full_width_punctuation_beside_chinese_and_no_machine
         found += [f"{page.relative_to(built)}: {prose[max(0, m.start() - 20) : m.end() + 20]!r}" for m in bad.finditer(prose)]
     assert found == []
     assert paths == []
+
+
+def test_every_stored_confidence_reason_reads_in_chinese():
+    """The engine writes a report's confidence reasons in fixed English forms; a Chinese page says each in
+    Chinese: every reason of every stored bisection report has its Chinese form, with no English sentence left."""
+    import json
+
+    from xlakb.sitegen.render import UI, confidence_reason
+
+    reasons = {
+        r
+        for path in (REPO / "bisect").glob("*/bisect-*.json")
+        for r in json.loads(path.read_text("utf-8")).get("confidence_reasons", [])
+    }
+    assert len(reasons) >= 5
+    for reason in reasons:
+        zh = confidence_reason(reason, UI["zh"])
+        assert zh != reason and re.search(r"[\u4e00-\u9fff]", zh), reason
+        words = re.sub(r"`[^`]*`|\([^)]*\)|（[^）]*）|[\w./-]*[/._#][\w./-]*|\b[0-9a-f]{7,40}\b", "", zh)
+        assert not re.search(r"\b(?:the|differs|candidates?|between|which)\b", words), zh
+    sample = "e583c2cc (#8656) differs from its base build 2.6.0 in 20 native file(s) (.bazelrc, setup.py and 15 more): its binary part is the base's"
+    assert (
+        confidence_reason(sample, UI["zh"])
+        == "e583c2cc (#8656) 与它的基础构建 2.6.0 相比有 20 个原生文件不同（.bazelrc, setup.py 等，另有 15 个）：它的二进制部分来自基础构建"
+    )
+    assert confidence_reason(sample, UI["en"]) == sample

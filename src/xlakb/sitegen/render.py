@@ -511,11 +511,25 @@ def _inline_md_code(text: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
 
 
+def confidence_reason(reason: str, t: dict) -> str:
+    """A reason the engine gave for a report's confidence, in the page's language: the engine writes the fixed
+    English forms of ``confidence_reasons`` (ui.yaml), which a Chinese page says in Chinese."""
+    for form in t.get("confidence_reasons", ()):
+        m = re.match(form["pattern"], reason)
+        if m:
+            groups = {k: v or "" for k, v in m.groupdict().items()}
+            if "more" in groups:
+                groups["more"] = form["more"].format(more=groups["more"]) if groups["more"] else ""
+            return form["text"].format(**groups)
+    return reason
+
+
 def _confidence_item(report: dict, t: dict, lang: str = "en") -> str:
     conf = report.get("confidence")
     if not conf:
         return ""
-    reasons = "; ".join(escape(str(x)) for x in report.get("confidence_reasons", []))
+    sep = "；" if lang == "zh" else "; "
+    reasons = sep.join(escape(confidence_reason(str(x), t)) for x in report.get("confidence_reasons", []))
     return (
         f"<li>{escape(t['confidence'])}{t['colon']}<strong>{escape(t['confidence_names'].get(conf, conf))}</strong>"
         + (_paren(reasons, lang) if reasons else "")
