@@ -705,11 +705,13 @@ def test_the_reproducibility_table_is_data_checked_and_gives_the_funnel(kb, tmp_
         + entry.format(
             n=9501,
             outcome="reproduced",
-            releases='{"2.5.1": reproduced, "2.9.0": not-reproduced}',
+            releases='{"2.5.1": reproduced, "2.9.0": not-reproduced}, script: upstream/trials/9501.py',
             reason="the sharding call fails on 2.5.1 only",
         )
         + entry.format(n=9502, outcome="not-tried", releases="{}", reason="needs a TPU pod to run")
     )
+    (kb / "upstream" / "trials").mkdir()
+    (kb / "upstream" / "trials" / "9501.py").write_text("print('the trial')\n")
     capsys.readouterr()
     assert main(["--root", str(kb), "upstream", "table", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -723,6 +725,7 @@ def test_the_reproducibility_table_is_data_checked_and_gives_the_funnel(kb, tmp_
         (entry.format(n=9502, outcome="reproduced", releases='{"2.5.1": not-reproduced}', reason="x y z"), "no release"),
         (entry.format(n=9502, outcome="not-tried", releases='{"3.0": reproduced}', reason="x y z"), "'3.0' is not a release"),
         (entry.format(n=7, outcome="not-tried", releases="{}", reason="x y z"), "#7 is not a stored report"),
+        (entry.format(n=9502, outcome="not-reproduced", releases='{"2.5.1": not-reproduced}', reason="x y z"), "with what"),
     ):
         table.write_text("reports:\n" + bad)
         capsys.readouterr()

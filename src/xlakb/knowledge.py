@@ -44,7 +44,7 @@ def table_problems(root: Path, records: list[Record]) -> list[Problem]:
 
     try:
         entries = table.load(root, all_releases())
-        found = table.problems(entries, store.load(root), [r.id for r in records])
+        found = table.problems(root, entries, store.load(root), [r.id for r in records])
     except XlakbError as err:
         found = [str(err)]
     return [Problem(table.TABLE, None, "reports", m.split(": ", 1)[1] if m.startswith(str(table.TABLE)) else m) for m in found]

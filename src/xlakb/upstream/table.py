@@ -52,6 +52,7 @@ class Entry:
     reason: str
     releases: dict[str, str] = field(default_factory=dict)
     record: str | None = None
+    script: str | None = None  # the trial script the releases were measured with (upstream/trials/<n>.py)
 
     @property
     def differs(self) -> bool:
@@ -126,6 +127,7 @@ def _entry(item, where: str, releases: Iterable[str]) -> Entry:
         reason=reason.strip(),
         releases={str(k): v for k, v in measured.items()},
         record=item.get("record") or None,
+        script=item.get("script") or None,
     )
     if entry.outcome == "reproduced" and "reproduced" not in entry.releases.values():
         raise XlakbError(f"{at}: outcome is reproduced, but no release in 'releases' measured it reproduced")
@@ -133,6 +135,8 @@ def _entry(item, where: str, releases: Iterable[str]) -> Entry:
         raise XlakbError(f"{at}: outcome is not-reproduced, but 'releases' names none that was measured")
     if entry.outcome == "not-tried" and entry.releases:
         raise XlakbError(f"{at}: outcome is not-tried, but 'releases' says something was measured")
+    if entry.releases and not entry.script and not entry.record:
+        raise XlakbError(f"{at}: 'releases' were measured, but neither 'script' nor 'record' says with what")
     return entry
 
 
@@ -159,12 +163,14 @@ def load(root: Path, releases: Iterable[str]) -> list[Entry]:
     return [out[n] for n in sorted(out)]
 
 
-def problems(entries: list[Entry], reports: Mapping[int, object], record_ids: Iterable[str]) -> list[str]:
+def problems(root: Path, entries: list[Entry], reports: Mapping[int, object], record_ids: Iterable[str]) -> list[str]:
     """What the table says that the rest of the knowledge base contradicts: a report the store does not hold, a
-    record that does not exist."""
+    record or a trial script that does not exist."""
     ids = set(record_ids)
     out = []
     for e in entries:
+        if e.script and not (root / e.script).is_file():
+            out.append(f"{TABLE}: #{e.number}: script {e.script!r} does not exist")
         if e.number not in reports:
             out.append(f"{TABLE}: #{e.number} is not a stored report (upstream/issues.jsonl)")
         if e.record and e.record not in ids:
