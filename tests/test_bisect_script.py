@@ -203,6 +203,57 @@ def test_shell_script_arguments_and_settings(tmp_path):
     assert other.returncode == 0 and "releases: last good 2.5.1, first bad 2.6.0" in other.stdout
 
 
+def test_a_shell_script_is_one_self_contained_python_file(tmp_path):
+    """What a probe runs for a shell script carries it inside (a container or a Ray worker gets one file), runs it
+    with the probe's python first on PATH, and ends as it ended: its exit code, or its signal."""
+    import shutil
+
+    from xlakb.scripts import Script
+
+    sh = script_file(
+        tmp_path,
+        'test "$(command -v python)" = "$EXPECTED" || exit 9\ncase "$1" in abort) kill -ABRT $$;; esac\nexit "$1"\n',
+        "t.sh",
+    )
+    staged = Script.load(str(sh)).record().reproducer_path
+    alone = tmp_path / "elsewhere" / staged.name
+    alone.parent.mkdir()
+    shutil.copy(staged, alone)
+    sh.unlink()
+    env = {"PATH": "/usr/bin:/bin", "EXPECTED": str(Path(sys.executable).parent / "python")}
+    for arg, code in (("0", 0), ("3", 3), ("125", 125), ("abort", -6)):
+        assert subprocess.run([sys.executable, str(alone), arg], env=env, cwd=alone.parent).returncode == code, arg
+
+
+def test_settings_bisection_of_a_script_minimises_its_settings(tmp_path):
+    house = house_of(tmp_path, {"2.5.1": "none"})
+    script = script_file(
+        tmp_path, "import os, sys\nsys.exit(1 if os.environ.get('A') == '1' and os.environ.get('C') == '3' else 0)\n"
+    )
+    out = tmp_path / "r.json"
+    r = bisect(
+        house,
+        "--script",
+        str(script),
+        "--source",
+        "settings",
+        "--torch-xla",
+        "2.5.1",
+        "--report",
+        str(out),
+        "--setting",
+        "A=1",
+        "--setting",
+        "B=2",
+        "--setting",
+        "C=3",
+    )
+    assert r.returncode == 0, r.stderr
+    assert "On torch_xla 2.5.1 the bug needs 2 of the 3 settings: A=1 C=3." in r.stdout
+    data = report_of(out)
+    assert data["stages"][0]["answer"]["first_bad"] == "A=1 C=3" and data["script"]["settings"] == ["A=1", "B=2", "C=3"]
+
+
 def test_interrupted_script_bisection_resumes(tmp_path, monkeypatch, capsys):
     house = house_of(tmp_path, {v: "present" if v < "2.6" else "none" for v in ALL})
     script = str(script_file(tmp_path))

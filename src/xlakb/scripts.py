@@ -14,11 +14,12 @@ folder), never the file the user may be editing meanwhile.
 
 A ``.py`` file runs with the environment's ``python``; any other file (``test.sh``) runs as a program with the
 environment's ``bin`` first on ``PATH`` (its ``#!`` line's interpreter, else ``sh``), through xlakb's small
-runner ``data/script_runner.py``.
+runner ``data/script_runner.py``, which carries the script inside it: a probe is always one Python file.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .candidates.settings import environment, settings_from_options
-from .envs import BUNDLE_MARKER, cache_dir
+from .envs import cache_dir
 from .errors import XlakbError
 from .records import Record
 from .runner import REGRESS
@@ -151,22 +152,24 @@ class Script:
         return cache_dir() / "scripts" / self.sha256[:16]
 
     def stage(self) -> Path:
-        """The folder probes run the script in: a copy of its bytes (and the runner of a non-Python file),
-        written once per content. Returns the file a probe runs."""
-        folder = self.folder
-        mine = folder / self.path.name
-        _put(mine, self.content)
-        (folder / BUNDLE_MARKER).touch()  # a runner that copies the script elsewhere (a container) copies the folder
+        """The file probes run, written once per content into :attr:`folder`: a copy of a Python script, or for
+        any other file xlakb's runner carrying the script inside it (one self-contained Python file, as a
+        record's reproducer is, so a container or a Ray worker needs nothing else)."""
         if self.kind == "python":
-            return mine
-        runner = folder / RUNNER
-        _put(runner, (resources.files("xlakb") / "data" / RUNNER).read_bytes())
-        return runner
+            path, content = self.folder / self.path.name, self.content
+        else:
+            template = (resources.files("xlakb") / "data" / RUNNER).read_text("utf-8")
+            text = template.replace('NAME = "script.sh"', f"NAME = {self.path.name!r}").replace(
+                'SCRIPT = base64.b64decode("")', f"SCRIPT = base64.b64decode({base64.b64encode(self.content).decode()!r})"
+            )
+            path, content = self.folder / f"{self.path.name}.py", text.encode("utf-8")
+        _put(path, content)
+        return path
 
     def record(self) -> ScriptRecord:
         """The script as a record the engine and the runner take (see the module's doc)."""
         run = self.stage()
-        args = list(self.args) if self.kind == "python" else [self.path.name, *self.args]
+        args = list(self.args)
         data = {
             "id": self.id,
             "environment": {
