@@ -1292,7 +1292,7 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
 
 def _split_script_args(given: list[str]) -> tuple[list[str], list[str]]:
     """xlakb's own arguments and, after ``--`` in a command with ``--script``, the script's (as ``cargo run --``)."""
-    if "--" in given and "--script" in given[: given.index("--")]:
+    if "--" in given and any(a == "--script" or a.startswith("--script=") for a in given[: given.index("--")]):
         cut = given.index("--")
         return given[:cut], given[cut + 1 :]
     return given, []
