@@ -66,6 +66,17 @@ def fake_torch_xla(
     return build_wheel(dest, "torch_xla", version, files, requires)
 
 
+def fake_wheelhouse(house: Path, behaviour: dict[str, str]) -> Path:
+    """Fake releases in ``house``: torch_xla ``version`` with ``bug`` for each of ``behaviour``, the torch each
+    pairs with, and the pins the oldest releases ask for in data/releases.yaml."""
+    for version, bug in behaviour.items():
+        fake_torch_xla(house, version, bug=bug)
+        fake_torch(house, {"2.6.1": "2.6.0", "2.8.1": "2.8.0"}.get(version, version))
+    build_wheel(house, "numpy", "1.26.4", {"numpy/__init__.py": "__version__ = '1.26.4'\n"})
+    build_wheel(house, "setuptools", "69.5.1", {"setuptools/__init__.py": "__version__ = '69.5.1'\n"})
+    return house
+
+
 FAKE_REPRODUCER = """\
 import sys, time, os
 try:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fakewheels import fake_record, fake_torch, fake_torch_xla
+from fakewheels import fake_record, fake_torch, fake_torch_xla, fake_wheelhouse
 from xlakb.bisection import Engine, Options, outcome_of, save_report
 from xlakb.candidates.releases import releases_between, walk_back
 from xlakb.envs.uv import UvBackend
@@ -229,15 +229,7 @@ def test_cli_bisect_writes_report(kb, wheelhouse):
 
 
 def _house(tmp_path, behaviour):
-    from fakewheels import build_wheel
-
-    house = tmp_path / "house"
-    for v, bug in behaviour.items():
-        fake_torch_xla(house, v, bug=bug)
-        fake_torch(house, {"2.6.1": "2.6.0", "2.8.1": "2.8.0"}.get(v, v))
-    build_wheel(house, "numpy", "1.26.4", {"numpy/__init__.py": "__version__ = '1.26.4'\n"})  # pins of old releases
-    build_wheel(house, "setuptools", "69.5.1", {"setuptools/__init__.py": "__version__ = '69.5.1'\n"})
-    return house
+    return fake_wheelhouse(tmp_path / "house", behaviour)
 
 
 def _bisect_cli(kb, house, *extra):

@@ -4,6 +4,7 @@ Each test installs real releases (torch pulls ~5 GB per release into a uv cache
 shared by this suite, never the user's) and runs a real reproducer on CPU.
 """
 
+import json
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,28 @@ def test_scalar_param_record_on_real_releases(which):
     if expected is Verdict.REPRODUCED:
         assert "unhashable type: 'list'" in log
     assert result.duration_s < 120
+
+
+def test_script_bisection_on_real_releases(tmp_path):
+    """A script without a record that fails on the scalar record's claimed-affected release and passes on its
+    fixed one (two adjacent releases this suite already installs), bisected between them: both ends probed, the
+    right answer, and the report ready to paste."""
+    from xlakb.cli import main
+
+    affected, fixed = claimed_pair(load_record(REPO, SCALAR))
+    script = tmp_path / "version_check.py"
+    script.write_text(
+        "import sys, torch_xla\n"
+        "print('torch_xla', torch_xla.__version__)\n"
+        f"sys.exit(1 if torch_xla.__version__.startswith({affected!r}) else 0)\n"
+    )
+    out = tmp_path / "report.json"
+    argv = ["bisect", "--script", str(script), "--start", affected, "--end", fixed, "--runner", "uv", "--report", str(out)]
+    assert main(argv) == 0
+    data = json.loads(out.read_text())
+    (stage,) = data["stages"]
+    assert stage["answer"] == {"last_bad": affected, "first_good": fixed, "exact": True}
+    assert stage["probes_run"] == 2 and f"torch_xla {affected}" in data["failing_log"]["excerpt"]
 
 
 # the first record adds no package, so its environment is each release's host: the scalar record (numpy) and the

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime as _dt
+import io
 import os
 import shutil
 import sys
@@ -196,30 +197,39 @@ def cmd_show(args) -> int:
     return 0
 
 
+def _log_signatures(root: Path, log) -> list[dict]:
+    """Triage signatures taken from a failing run's log, with the compiled catalog's knowledge."""
+    from . import compiled
+    from .triage import engine, signatures_from_log
+
+    _records, catalog = engine(compiled.load(root)["triage"])
+    return signatures_from_log(log, catalog)
+
+
 def cmd_new(args) -> int:
     from .scaffold import scaffold
 
     root = find_root(args.root)
-    signatures = None
+    signatures = draft = None
+    if args.from_log and args.from_bisect:
+        raise XlakbError("--from-log and --from-bisect: give one", hint="--from-bisect takes signatures from its failing log")
     if args.from_log:
-        from . import compiled
-        from .triage import BadInput, engine, signatures_from_log
+        from .triage import BadInput
 
         try:
             log = _read_log_arg(args.from_log)
         except BadInput as err:
             print(f"xlakb: error: {err}", file=sys.stderr)
             return EXIT_BAD_INPUT
-        _records, catalog = engine(compiled.load(root)["triage"])
-        signatures = signatures_from_log(log, catalog)
+        signatures = _log_signatures(root, log)
         if not signatures:
             raise XlakbError(
                 f"{log.source}: no error line, check, frame or call found to take signatures from",
                 hint="pass the log of the failing run, with its traceback",
             )
     if args.from_report is not None:
-        if args.from_log:
-            raise XlakbError("--from-log and --from-report both name where signatures come from: pass one")
+        if args.from_log or args.from_bisect:
+            raise XlakbError("--from-report and --from-log/--from-bisect all name where the draft comes from: pass one")
         from . import compiled
         from .candidates.releases import release_table
         from .upstream.draft import from_report
@@ -234,8 +244,15 @@ def cmd_new(args) -> int:
         print(f"  xlakb matrix {args.id}                 # all releases")
         print("  xlakb validate")
         return 0
-    record, repro = scaffold(root, args.id, args.component, signatures)
+    if args.from_bisect:
+        draft = _draft_from_bisect(root, args.from_bisect)
+    record, repro = scaffold(root, args.id, args.component, signatures, draft=draft)
     print(f"created {record.relative_to(root)} and {repro.relative_to(root)}")
+    if draft is not None:
+        print(
+            f"from {args.from_bisect}: reproducer, signatures, environment and versions (affected {draft.affected}"
+            f"{', fixed in ' + draft.fixed_in if draft.fixed_in else ''}); read the notes at the top of the record"
+        )
     print("next: fill in both languages, make the reproducer show the bug, then")
     print(f"  xlakb repro {args.id} --torch-xla <affected release>   # expect: reproduced")
     print(f"  xlakb repro {args.id} --torch-xla <fixed release>      # expect: not-reproduced")
@@ -243,21 +260,60 @@ def cmd_new(args) -> int:
     return 0
 
 
+def _draft_from_bisect(root: Path, given: str):
+    import json
+
+    from .scaffold import draft_from_bisect
+    from .triage import read_log
+
+    path = Path(given)
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except OSError as err:
+        raise XlakbError(f"--from-bisect {given}: cannot be read ({err.strerror or err})") from None
+    except ValueError as err:
+        raise XlakbError(f"--from-bisect {given}: not JSON ({err})", hint="pass the .json report, not the .md one") from None
+    excerpt = ((data.get("failing_log") or {}).get("excerpt") or "") if isinstance(data, dict) else ""
+    signatures = _log_signatures(root, read_log(io.BytesIO(excerpt.encode()), given)) if excerpt.strip() else None
+    return draft_from_bisect(data, given, signatures)
+
+
+def _script_record(args):
+    """The record made for ``--script`` (and its script), after the flags were checked together."""
+    from .scripts import Script
+
+    if args.id and args.script:
+        raise XlakbError(f"a record id ({args.id}) and --script {args.script}: give one", hint="a script needs no record")
+    if not args.script:
+        given = [flag for flag, dest in SCRIPT_ONLY.items() if getattr(args, dest, None)]
+        if given:
+            raise XlakbError(f"{given[0]} is for --script FILE", hint="a record's reproducer carries its own rule and settings")
+        if not args.id:
+            raise XlakbError("which record? name an id, or --script FILE to run a script without one")
+        return None
+    return Script.from_options(vars(args)).record()
+
+
 def cmd_repro(args) -> int:
     from .candidates.releases import release
     from .records import load_record
     from .runner import VerdictCache, probe
+    from .scripts import WORDS
 
-    root = find_root(args.root)
-    rec = load_record(root, args.id)
+    rec = _script_record(args)
+    if rec is not None and args.expect:
+        raise XlakbError("--expect is for records", hint="a script's verdict is bad or good under its --regress rule")
+    rec = rec or load_record(find_root(args.root), args.id)
+    name = rec.script.path.name if rec.regress else rec.id
     cand = release(args.torch_xla)
     backend = _backend(args)
     progress = ConsoleProgress(quiet=args.quiet)
-    progress.step(0, 1, f"{rec.id} on torch_xla {cand.label} (torch {cand.torch}, runner {backend.name})")
+    progress.step(0, 1, f"{name} on torch_xla {cand.label} (torch {cand.torch}, runner {backend.name})")
     cache = VerdictCache(refresh=not args.cached)  # without --cached: run it, and keep what it measured
     res = probe(rec, cand, backend, progress=progress, cache=cache, find_links=_links(args), index_url=args.index_url)
-    progress.step(1, 1, f"{cand.label}: {res.verdict.value}")
-    print(f"{rec.id} on torch_xla {cand.label}: {res.verdict.value} ({res.detail})")
+    verdict = WORDS.get(res.verdict.value, res.verdict.value) if rec.regress else res.verdict.value
+    progress.step(1, 1, f"{cand.label}: {verdict}")
+    print(f"{name} on torch_xla {cand.label}: {verdict} ({res.detail})")
     print(f"time: {res.duration_s:.1f} s{' (cached verdict)' if res.cached else ''}")
     print(f"log: {res.log}")
     if args.expect:
@@ -623,9 +679,22 @@ def cmd_bisect(args) -> int:
     from .bisection import Context, Options
     from .executors import get_executor
     from .records import load_record
+    from .scripts import WORDS
 
-    root = find_root(args.root)
-    rec = load_record(root, args.id)
+    rec = _script_record(args)
+    root = None
+    if rec is None:
+        root = find_root(args.root)
+        rec = load_record(root, args.id)
+    elif args.no_save:
+        raise XlakbError("--no-save is for records: a script's bisection writes only its --report files")
+    if args.report and rec.regress is None:
+        raise XlakbError(f"--report {args.report[0]} is for --script", hint="a record's reports go to bisect/<id>/")
+    if args.report:
+        from .script_report import target
+
+        for given in args.report:
+            target(given)  # bad names are refused before any probe runs
     options = Options(
         repeat=args.repeat,
         jobs=args.jobs,
@@ -633,6 +702,7 @@ def cmd_bisect(args) -> int:
         find_links=_links(args),
         index_url=args.index_url,
         command="xlakb " + published_command(args.argv),
+        words=dict(WORDS) if rec.regress else {},
     )
     ctx = Context(rec, _backend(args), progress=ConsoleProgress(quiet=args.quiet), options=options)
     ctx.executor = get_executor(args.cluster, 1)  # -j is how many candidates each step probes at once
@@ -663,36 +733,40 @@ def _bisect_run(ctx, root: Path, args) -> int:
     from .candidates import get_source
 
     opts = vars(args)
-
-    def show(report) -> None:
-        print()
-        print(report.summary())
-        for line in report.listing():
-            print(line)
-        if not args.no_save:
-            print(f"\nwritten: {save_report(root, report).relative_to(root)}")
-
+    stopped = None
     if args.narrow:
         if args.source != "releases":
             raise XlakbError(
                 f"--narrow starts from releases, not {args.source}", hint="drop --source; --start/--end name releases"
             )
-        stopped = None
         try:
             reports = narrow(ctx, opts, start=args.start, end=args.end, direction=args.direction)
         except NarrowStopped as err:
             reports, stopped = err.reports, err
+    else:
+        source = get_source(args.source).from_options(ctx, opts)
+        reports = source.bisect(ctx.engine(source), args.start, args.end, args.direction)
+    if ctx.record.regress is not None:  # a script: one report of every stage, printed and saved where asked
+        from .script_report import ScriptReport, save
+
+        whole = ScriptReport(ctx.record.script, reports, command=ctx.options.command)
+        print()
+        print(whole.text())
+        for path in save(whole, args.report or []):
+            print(f"\nwritten: {path}")
+    else:
         for report in reports:
-            show(report)
-        if stopped is not None:
-            print(f"xlakb: {stopped}", file=sys.stderr)
-            return EXIT_ERROR
-        if not args.repo:
-            print("\nno --repo given: narrowing stopped at nightlies (pass --repo <pytorch/xla clone> to go on to commits)")
-        return 0
-    source = get_source(args.source).from_options(ctx, opts)
-    for report in source.bisect(ctx.engine(source), args.start, args.end, args.direction):
-        show(report)
+            print()
+            print(report.summary())
+            for line in report.listing():
+                print(line)
+            if not args.no_save:
+                print(f"\nwritten: {save_report(root, report).relative_to(root)}")
+    if stopped is not None:
+        print(f"xlakb: {stopped}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.narrow and not args.repo:
+        print("\nno --repo given: narrowing stopped at nightlies (pass --repo <pytorch/xla clone> to go on to commits)")
     return 0
 
 
@@ -913,6 +987,47 @@ def cluster_opt(sp) -> None:
     )
 
 
+#: the options that only a script takes, by flag: their argparse names
+SCRIPT_ONLY = {
+    "--regress": "regress",
+    "--match": "match",
+    "--with": "with_packages",
+    "--timeout": "timeout",
+    "--report": "report",
+}
+
+
+def script_opts(sp, *, settings: bool = False) -> None:
+    """A script without a record: the file, what counts as bad, its environment (``settings``: the command has
+    no settings source declaring --setting and --settings-file already)."""
+    from .runner import REGRESS
+
+    sp.add_argument(
+        "--script",
+        metavar="FILE",
+        help="run FILE instead of a record's reproducer: a .py file with the probe environment's python, any other "
+        "file (test.sh) as a program with that python first on PATH; the script's arguments go after --",
+    )
+    sp.add_argument(
+        "--regress",
+        metavar="RULE",
+        help=f"--script: what makes a run bad: {', '.join(REGRESS)} (default error: a non-zero exit; crash: killed by a "
+        "signal, e.g. a fatal check failure's abort, not a Python exception; hang: past --timeout); exit 125 is untestable",
+    )
+    sp.add_argument("--match", metavar="REGEX", help="--script: a run is bad only when its output also shows REGEX")
+    sp.add_argument("--timeout", type=int, metavar="SECONDS", help="--script: kill a run after SECONDS (default 300)")
+    sp.add_argument(
+        "--with",
+        dest="with_packages",
+        action="append",
+        metavar="PKG",
+        help="--script: a package to add to its environment (repeatable)",
+    )
+    if settings:
+        sp.add_argument("--setting", action="append", metavar="NAME=VALUE", help="--script: a variable it runs with (repeatable)")
+        sp.add_argument("--settings-file", metavar="FILE", help="--script: a file of NAME=VALUE lines it runs with")
+
+
 def build_parser(sources: bool = True) -> argparse.ArgumentParser:
     """The command line; ``sources=False`` leaves out the candidate sources' own bisect options, whose
     modules (git, the runner, the package index) other commands need not import to start."""
@@ -966,10 +1081,22 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
         help="a draft from stored upstream report #N: its error lines as symptoms and signatures, the reports of its "
         "cluster linked, the reporter's release first to measure, a CPU reproducer skeleton",
     )
+    sp.add_argument(
+        "--from-bisect",
+        metavar="REPORT",
+        help="draft the record from a script bisection's JSON report (xlakb bisect --script F --report R.json): "
+        "the script as reproducer, signatures from the failing probe's log, versions from the verdicts",
+    )
     sp.set_defaults(func=cmd_new)
 
-    sp = sub.add_parser("repro", help="run a record's reproducer once on one torch_xla release")
-    sp.add_argument("id")
+    sp = sub.add_parser(
+        "repro",
+        help="run a record's reproducer (or a script: --script FILE) once on one torch_xla release",
+        description="Runs a record's reproducer, or a script without a record (--script FILE, arguments after --), "
+        "once on one release, as a probe of a bisection runs it, and prints the verdict.",
+    )
+    sp.add_argument("id", nargs="?", help="the record (or --script FILE instead)")
+    script_opts(sp, settings=True)
     sp.add_argument("--torch-xla", required=True, metavar="VERSION")
     sp.add_argument(
         "--expect",
@@ -1185,9 +1312,19 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
         "bisect",
         help="find the release, nightly or commit that introduced or fixed a bug",
         description="Bisect a record's reproducer over releases (default), nightly wheels by date, "
-        "commits of a local pytorch/xla clone, or the settings of a failing configuration. Interrupted runs resume where they stopped.",
+        "commits of a local pytorch/xla clone, or the settings of a failing configuration. Interrupted runs resume where they stopped. "
+        "With --script FILE (arguments after --) a script is bisected without a record: bad is what --regress "
+        "and --match say (default: a non-zero exit), exit 125 is untestable, and the report is printed and "
+        "written where --report says.",
     )
-    sp.add_argument("id")
+    sp.add_argument("id", nargs="?", help="the record (or --script FILE instead)")
+    script_opts(sp)
+    sp.add_argument(
+        "--report",
+        action="append",
+        metavar="FILE",
+        help="--script: also write the report here, .json or .md by the suffix (repeatable); never under bisect/",
+    )
     sp.add_argument(
         "--source",
         choices=list(SOURCES),
@@ -1225,11 +1362,21 @@ def build_parser(sources: bool = True) -> argparse.ArgumentParser:
     return p
 
 
+def _split_script_args(given: list[str]) -> tuple[list[str], list[str]]:
+    """xlakb's own arguments and, after ``--`` in a command with ``--script``, the script's (as ``cargo run --``)."""
+    if "--" in given and any(a == "--script" or a.startswith("--script=") for a in given[: given.index("--")]):
+        cut = given.index("--")
+        return given[:cut], given[cut + 1 :]
+    return given, []
+
+
 def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
-    parser = build_parser(sources="bisect" in given)
-    args = parser.parse_args(argv)
+    ours, script_args = _split_script_args(list(given))
+    parser = build_parser(sources="bisect" in ours)
+    args = parser.parse_args(ours)
     args.argv = list(given)  # the exact command, for reports
+    args.script_args = script_args
     try:
         return args.func(args)
     except XlakbError as err:

@@ -147,6 +147,12 @@ class Record:
         return list(self.reproducer["signatures"])
 
     @property
+    def regress(self) -> str | None:
+        """The rule a script without a record is judged by (``xlakb bisect --script --regress``,
+        :data:`xlakb.runner.REGRESS`); None for a record, judged by exit 1 and its signatures."""
+        return self.reproducer.get("regress")
+
+    @property
     def workaround(self) -> dict | None:
         """The workaround as a runnable variant of the reproducer (``reproducer.workaround``: args, env), or None."""
         return self.reproducer.get("workaround")

@@ -7,6 +7,9 @@ The rule for what a run means lives in :func:`classify`, in one place:
 * exit 1, no signature matches   -> error (an unrelated crash is never taken for the bug)
 * exit 125                       -> untestable
 * timeout, signal, anything else -> error
+
+A script bisected without a record (``xlakb bisect --script``) is judged by the rule it was given instead
+(:data:`REGRESS`, as cargo-bisect-rustc's ``--regress``): "reproduced" is then *bad*, "not-reproduced" *good*.
 """
 
 from __future__ import annotations
@@ -44,8 +47,17 @@ class Verdict(str, enum.Enum):
     ERROR = "error"
 
 
-def classify(result: RunResult, signatures: list[str]) -> tuple[Verdict, str]:
-    """The verdict of one run and a one-line reason."""
+#: what makes a script's run bad (``--regress``): a non-zero exit (error), exit 0 (success: when did it start
+#: working), being killed by a signal such as a fatal check failure's abort (crash), ending without one
+#: (non-crash), running past its timeout (hang). Exit 125 is untestable under every rule, as for ``git bisect run``.
+REGRESS = ("error", "success", "crash", "non-crash", "hang")
+
+
+def classify(result: RunResult, signatures: list[str], regress: str | None = None) -> tuple[Verdict, str]:
+    """The verdict of one run and a one-line reason: a record's rule, or a script's ``regress`` rule
+    (``signatures`` then are its ``--match`` patterns)."""
+    if regress is not None:
+        return judge_script(result, regress, signatures)
     if result.timed_out:
         return Verdict.ERROR, f"timed out after {result.duration_s:.0f} s; the whole process tree was killed"
     code = result.exit_code
@@ -64,6 +76,54 @@ def classify(result: RunResult, signatures: list[str]) -> tuple[Verdict, str]:
     if code is not None and code < 0:
         return Verdict.ERROR, f"killed by signal {-code}: " + _last_line(result.output)
     return Verdict.ERROR, f"exit {code}: " + _last_line(result.output)
+
+
+def crash_signal(code: int | None) -> int | None:
+    """The signal that ended a run: a negative exit code, or 128+N as a shell or a container's init reports it
+    (a fatal check failure aborts: SIGABRT); None for an exit the program chose (a Python exception's 1)."""
+    if code is None:
+        return None
+    if code < 0:
+        return -code
+    return code - 128 if 128 < code <= 128 + 64 else None
+
+
+def judge_script(result: RunResult, regress: str, patterns: list[str]) -> tuple[Verdict, str]:
+    """A script's run under its rule: bad is "reproduced", good "not-reproduced". With ``patterns``
+    (``--match``) a run is bad only when its output also shows one; a run the rule calls bad that does not
+    show it is an unrelated failure, counted good."""
+    if regress not in REGRESS:
+        raise XlakbError(f"--regress {regress!r}: unknown rule", hint=f"choose {', '.join(REGRESS)}")
+    if result.note:
+        return Verdict.ERROR, result.note
+    code = result.exit_code
+    if code == 125:
+        return Verdict.UNTESTABLE, "exit 125: " + _last_line(result.output, prefer="untestable")
+    if result.timed_out:
+        if regress != "hang":
+            return Verdict.ERROR, f"timed out after {result.duration_s:.0f} s; the whole process tree was killed"
+        what, bad = f"timed out after {result.duration_s:.0f} s", True
+    else:
+        sig = crash_signal(code)
+        what = f"killed by signal {sig} ({_signal_name(sig)})" if sig is not None else f"exit {code}"
+        bad = {"error": code != 0, "success": code == 0, "crash": sig is not None, "non-crash": sig is None}.get(regress, False)
+    if code not in (0, None):
+        what += ": " + _last_line(result.output)
+    if bad and patterns:
+        found = next((m for p in patterns if (m := re.search(p, result.output, re.MULTILINE))), None)
+        if found is None:
+            return Verdict.NOT_REPRODUCED, f"good ({regress}, but the output does not show --match): {what}"
+        what += f"; matched: {found.group(0)[:120]}"
+    return (Verdict.REPRODUCED, f"bad ({regress}): {what}") if bad else (Verdict.NOT_REPRODUCED, f"good ({regress}): {what}")
+
+
+def _signal_name(number: int) -> str:
+    import signal
+
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "unknown signal"
 
 
 def _last_line(output: str, prefer: str | None = None) -> str:
@@ -189,7 +249,7 @@ def reproducer_argv(record: Record, candidate: Candidate) -> tuple[Path, tuple[s
 def run_args(record: Record, candidate: Candidate) -> tuple[str, ...]:
     """The reproducer's arguments: none, or the record's workaround variant's for a workaround candidate."""
     if candidate.kind != "workaround":
-        return ()
+        return tuple(record.reproducer.get("args", ()))  # a script's own arguments (xlakb bisect --script F -- ARGS)
     if not record.workaround:
         raise XlakbError(
             f"{record.path.name}: reproducer.workaround is not declared",
@@ -376,7 +436,7 @@ def probe(
             )
         if cap is not None and float(prepared.info.get("built_at") or 0) >= asked:  # a new environment: keep the cap
             enforce_cap(backend, cap, keep=keys, progress=progress)
-    verdict, detail = classify(result, record.signatures)
+    verdict, detail = classify(result, record.signatures, record.regress)
     detail = scrub(detail)  # kept in matrices and reports: no path of this machine
     probe_result = ProbeResult(
         record=record.id,

@@ -63,6 +63,7 @@ class Options:
     find_links: tuple[str, ...] = ()
     index_url: str | None = None
     command: str = ""
+    words: dict[str, str] = dataclasses.field(default_factory=dict)  # verdicts' names in progress and reports (a script's)
 
 
 @dataclass
@@ -165,8 +166,13 @@ class Engine:
         res = self.range_probes.get(cand.label)
         if res is None:
             res = self.range_probes[cand.label] = self.probe(cand)
-            self.progress.info(f"{cand.label}: {res.verdict.value}{' (cached)' if res.cached else ''}")
+            self.progress.info(self.said(res))
         return res
+
+    def said(self, res: ProbeResult) -> str:
+        """One probe's verdict as progress tells it, in the bisection's words."""
+        verdict = self.options.words.get(res.verdict.value, res.verdict.value)
+        return f"{res.candidate}: {verdict}{' (cached)' if res.cached else ''}"
 
     # -- candidates ------------------------------------------------------------
     def resolved(self, cand: Candidate) -> Candidate:
@@ -368,7 +374,7 @@ class Engine:
                 for i, res in zip(batch, results):
                     order.append(res)
                     search.record(i, outcome_of(res.verdict, direction))
-                    self.progress.info(f"{res.candidate}: {res.verdict.value}{' (cached)' if res.cached else ''}")
+                    self.progress.info(self.said(res))
         finally:
             if pool is not None:
                 pool.stop()
@@ -394,6 +400,7 @@ class Engine:
             command=self.options.command,
             measured_at=now(),
             noun=self.source.noun,
+            words=dict(self.options.words),
         )
         self.progress.step(len(used), len(used), "done")
         return report

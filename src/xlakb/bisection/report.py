@@ -81,6 +81,12 @@ class Report:
     # flags the confidence is computed from (commits set the last two)
     culprit_python_only: bool | None = None
     native_ends: list[NativeEnd] = field(default_factory=list)
+    # what the verdicts are called in the summary: a record's own words, or a script's ("bad", "good")
+    words: dict[str, str] = field(default_factory=dict)
+
+    def labels(self) -> tuple[str, str]:
+        """(what OLD is, what NEW is) in this report's words."""
+        return tuple(self.words.get(w, w) for w in labels_for(self.direction))  # type: ignore[return-value]
 
     @property
     def last_old_candidate(self) -> Candidate:
@@ -121,7 +127,7 @@ class Report:
         return "high"
 
     def to_json(self) -> dict:
-        old, new = labels_for(self.direction)
+        old, new = self.labels()
 
         def cand(c: Candidate) -> dict:
             meta = {k: v for k, v in c.meta.items() if isinstance(v, (str, int, float, bool, type(None), list))}
@@ -153,14 +159,14 @@ class Report:
 
     def finding(self) -> str:
         """One line: which source found what where."""
-        old, new = labels_for(self.direction)
+        old, new = self.labels()
         lo, hi = self.last_old_candidate.label, self.first_new_candidate.label
         where = f"in {hi}" if self.exact else f"between {lo} and {hi}"
         return f"{self.source}: {self.direction} {where} ({lo} {old}, {hi} {new})"
 
     def summary(self) -> str:
         """A paragraph ready to paste into an upstream issue."""
-        old, new = labels_for(self.direction)
+        old, new = self.labels()
         verb = "introduced" if self.direction == "introduced" else "fixed"
         lo, hi = self.last_old_candidate, self.first_new_candidate
         lines = []

@@ -71,6 +71,25 @@ def read_settings(lines: list[str], source: str) -> list[tuple[str, str]]:
     return out
 
 
+def settings_from_options(opts: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The settings ``--settings-file`` and ``--setting`` give (``opts``: option values by name), file first."""
+    items: list[tuple[str, str]] = []
+    if opts.get("settings_file"):
+        path = Path(opts["settings_file"])
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise XlakbError(f"--settings-file {path}: cannot be read ({err})") from None
+        items += read_settings(text.splitlines(), str(path))
+    if opts.get("setting"):
+        more = read_settings(list(opts["setting"]), "--setting")
+        clash = {n for n, _ in more if n not in FLAG_LISTS} & {n for n, _ in items if n not in FLAG_LISTS}
+        if clash:
+            raise XlakbError(f"--setting {sorted(clash)[0]} is also in --settings-file")
+        items += more
+    return items
+
+
 def item_text(item: tuple[str, str]) -> str:
     name, value = item
     return f"{name}={shlex.quote(value) if value and not re.match(r'^[A-Za-z0-9_.,:/+=@%-]+$', value) else value}"
@@ -228,21 +247,7 @@ class SettingsSource(Source):
 
     @classmethod
     def from_options(cls, ctx, opts: Mapping[str, Any]):
-        items: list[tuple[str, str]] = []
-        if opts.get("settings_file"):
-            path = Path(opts["settings_file"])
-            try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as err:
-                raise XlakbError(f"--settings-file {path}: cannot be read ({err})") from None
-            items += read_settings(text.splitlines(), str(path))
-        if opts.get("setting"):
-            more = read_settings(list(opts["setting"]), "--setting")
-            clash = {n for n, _ in more if n not in FLAG_LISTS} & {n for n, _ in items if n not in FLAG_LISTS}
-            if clash:
-                raise XlakbError(f"--setting {sorted(clash)[0]} is also in --settings-file")
-            items += more
-        return cls(ctx, items=items or None, torch_xla=opts.get("torch_xla"))
+        return cls(ctx, items=settings_from_options(opts) or None, torch_xla=opts.get("torch_xla"))
 
     def starting_items(self) -> list[tuple[str, str]]:
         if self.items:
