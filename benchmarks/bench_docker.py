@@ -34,6 +34,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE))
 
 from bench_envs import timed  # noqa: E402
+from results_io import figure, write  # noqa: E402 - the benchmarks' own helper, beside this script
 
 
 def median_time(fn, repeat: int) -> float:
@@ -80,6 +81,7 @@ def main() -> int:
     fake_record(kb, "import", reproducer="import sys, torch_xla\nsys.exit(0)\n")
 
     rows = []
+    starts: set[str] = set()  # how the measured probes started: warm (forked from a server) or cold
 
     def scenario(
         name: str, version: str, uv_links: tuple[str, ...], docker_links: tuple[str, ...], docker_index: str | None
@@ -109,6 +111,7 @@ def main() -> int:
                     results.append(res)
 
                 probes[rid] = median_time(one, args.repeat)
+                starts.update(r.start for r in results)
                 bad = [r for r in results if r.verdict.value != "not-reproduced"]
                 if bad:
                     raise SystemExit(f"{runner} {rid}: {bad[0].verdict.value} {bad[0].detail}")
@@ -147,6 +150,53 @@ def main() -> int:
             print(f"| {name} | docker − uv | | | {d[0]:+.2f} | {d[1]:+.2f} |")
             c = by[(name, "docker")][1] - by[(name, "uv, bytecode compiled")][1]
             print(f"| {name} | docker − uv (compiled) | | | | {c:+.2f} |")
+    figures = []
+    med_en, med_zh = f"median of {args.repeat}", f"{args.repeat} 次的中位数"
+    start_en = {"warm": "warm starts (forked from a server)", "cold": "cold starts (a new interpreter)"}
+    start_zh = {"warm": "热启动（从常驻服务进程派生）", "cold": "冷启动（新的解释器进程）"}
+    probe_en = " and ".join(start_en[s] for s in sorted(starts, reverse=True))
+    probe_zh = "和".join(start_zh[s] for s in sorted(starts, reverse=True))
+    for name in dict.fromkeys(n for n, *_ in rows):
+        row = {r: (cold, ensure, trivial, imp) for n, r, cold, ensure, trivial, imp in rows if n == name}
+        if "docker" not in row or "uv" not in row:
+            continue
+        d, u, uc = row["docker"], row["uv"], row.get("uv, bytecode compiled")
+        en = "fake wheels" if name == "fake" else f"torch_xla {name.removeprefix('real ')} wheels"
+        zh = "模拟的 wheel" if name == "fake" else f"torch_xla {name.removeprefix('real ')} 的 wheel"
+        compiled_en = f", {d[3] - uc[3]:+.2f} s against uv with bytecode compiled" if uc else ""
+        compiled_zh = f"，与已编译字节码的 uv 环境相比 {d[3] - uc[3]:+.2f} 秒" if uc else ""
+        figures += [
+            figure(
+                f"{en}: a new environment, Docker runner (build a container, commit it)",
+                f"{zh}：新建一个环境，Docker 运行器（构建容器并提交）",
+                round(d[0], 2),
+                "s",
+                note_en=f"uv runner: {u[0]:.2f} s",
+                note_zh=f"uv 运行器：{u[0]:.2f} 秒",
+            ),
+            figure(
+                f"{en}: the same environment requested again, Docker runner",
+                f"{zh}：再次请求同一环境，Docker 运行器",
+                round(d[1] * 1000, 1),
+                "ms",
+                note_en=f"uv runner: {u[1] * 1000:.1f} ms; {med_en}",
+                note_zh=f"uv 运行器：{u[1] * 1000:.1f} 毫秒；{med_zh}",
+            ),
+        ]
+        for k, script, more_en, more_zh in ((2, "pass", "", ""), (3, "import torch_xla", compiled_en, compiled_zh)):
+            figures.append(
+                figure(
+                    f"{en}: a whole probe of `{script}`, Docker runner",
+                    f"{zh}：一次完整的探测（复现脚本为 `{script}`），Docker 运行器",
+                    round(d[k], 2),
+                    "s",
+                    note_en=f"uv runner: {u[k]:.2f} s; Docker's overhead {d[k] - u[k]:+.2f} s{more_en}; {probe_en}; {med_en}",
+                    note_zh=f"uv 运行器：{u[k]:.2f} 秒；Docker 的额外开销 {d[k] - u[k]:+.2f} 秒{more_zh}；{probe_zh}；{med_zh}",
+                )
+            )
+    command = "python3 benchmarks/bench_docker.py" + (f" --real {args.real}" if args.real else "")
+    path = write("docker", "The Docker runner against the uv runner", "Docker 运行器与 uv 运行器对比", command, figures)
+    print(f"written: {path.relative_to(HERE.parent)}", file=sys.stderr)
     return 0
 
 

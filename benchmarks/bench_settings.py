@@ -20,6 +20,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from xlakb.ddmin import Trial, ddmin, ddmin_bound  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from results_io import figure, write  # noqa: E402 - the benchmarks' own helper, beside this script
+
+FIGURES = (8, 16, 32, 64)  # the sizes kept for the measurements page
+
 
 def probes(n: int, culprits: set[int], batch: int = 1) -> int:
     def test(configs):
@@ -31,6 +36,7 @@ def probes(n: int, culprits: set[int], batch: int = 1) -> int:
 
 def main() -> None:
     rng = random.Random(7)
+    figures = []
     print(f"{'n':>4} {'one culprit: mean':>18} {'worst':>6} {'two culprits: mean':>19} {'worst':>6} {'bound':>6}")
     for n in (2, 4, 8, 10, 16, 32, 64):
         one = [probes(n, {i}) for i in range(n)]
@@ -39,6 +45,25 @@ def main() -> None:
         print(
             f"{n:>4} {statistics.mean(one):>18.1f} {max(one):>6} {statistics.mean(two):>19.1f} {max(two):>6} {ddmin_bound(n):>6}"
         )
+        if n in FIGURES:
+            figures += [
+                figure(
+                    f"{n} settings, one culprit: most probes (ddmin's worst-case bound {ddmin_bound(n)})",
+                    f"{n} 项设置，其中 1 项必需：最多的探测次数（ddmin 最坏情况上限 {ddmin_bound(n)}）",
+                    max(one),
+                    note_en=f"mean {statistics.mean(one):.1f}; the culprit at each of the {n} positions",
+                    note_zh=f"平均 {statistics.mean(one):.1f}；必需的那项依次位于全部 {n} 个位置",
+                ),
+                figure(
+                    f"{n} settings, two culprits: most probes (ddmin's worst-case bound {ddmin_bound(n)})",
+                    f"{n} 项设置，其中 2 项必需：最多的探测次数（ddmin 最坏情况上限 {ddmin_bound(n)}）",
+                    max(two),
+                    note_en=f"mean {statistics.mean(two):.1f}; {len(pairs)} random pairs of positions",
+                    note_zh=f"平均 {statistics.mean(two):.1f}；{len(pairs)} 组随机位置",
+                ),
+            ]
+    path = write("settings", "Settings bisection: probes", "设置二分：探测次数", "python3 benchmarks/bench_settings.py", figures)
+    print(f"written: {path.name}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,9 @@ except ImportError:  # run from a checkout without installing
     from xlakb.sitegen.build import build_site
 import sitesynthetic as synthetic  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from results_io import figure, write  # noqa: E402 - the benchmarks' own helper, beside this script
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -105,6 +108,47 @@ def main() -> int:
         f"| {r['records']} | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} | {r['record_pages']} | {mib(r['output_bytes'])} "
         f"| {mib(r['index_en'])} ({mib(r['index_en_gz'])}) | {mib(r['index_zh'])} ({mib(r['index_zh_gz'])}) |"
     )
+    n = r["records"]
+    figures = [
+        figure(
+            f"a strict build of both languages, {n:,} records (wall clock)",
+            f"严格模式构建中英文两种语言的网站，{n:,} 条记录（墙钟时间）",
+            round(r["seconds"], 1),
+            "s",
+            note_en=f"CPU {r['cpu_seconds']:.1f} s; target under 60 s for 1,000 records on 2 cores; "
+            f"load average at the end {r['load']:.1f}",
+            note_zh=f"CPU 时间 {r['cpu_seconds']:.1f} 秒；目标：2 核机器上 1,000 条记录少于 60 秒；结束时的平均负载 {r['load']:.1f}",
+        ),
+        figure("record pages written (en + zh)", "生成的记录页面（英文 + 中文）", r["record_pages"]),
+        figure(
+            "the built site",
+            "构建出的网站",
+            round(r["output_bytes"] / 2**20, 2),
+            "MiB",
+            f"{r['files']:,} files",
+            f"{r['files']:,} 个文件",
+        ),
+        figure(
+            "search index, English, gzip-compressed (what a browser downloads)",
+            "搜索索引，英文，gzip 压缩后（浏览器实际下载的大小）",
+            round(r["index_en_gz"] / 2**20, 2),
+            "MiB",
+            f"uncompressed {mib(r['index_en'])}",
+            f"未压缩 {mib(r['index_en'])}",
+        ),
+        figure(
+            "search index, Chinese, gzip-compressed",
+            "搜索索引，中文，gzip 压缩后",
+            round(r["index_zh_gz"] / 2**20, 2),
+            "MiB",
+            f"uncompressed {mib(r['index_zh'])}",
+            f"未压缩 {mib(r['index_zh'])}",
+        ),
+    ]
+    command = "python3 benchmarks/bench_site.py" + (f" --records {args.records}" if args.records != 1000 else "")
+    command += f" --seed {args.seed}" if args.seed else ""
+    path = write("site", "Site build", "网站构建", command, figures)
+    print(f"written: {path.relative_to(REPO)}", file=sys.stderr)
     return 0
 
 
