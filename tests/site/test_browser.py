@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+import re
 from urllib.parse import urlsplit
 
 import pytest
@@ -25,42 +26,59 @@ from sitetest import (
 
 pytestmark = pytest.mark.browser
 
-RESULT_LINKS = ".md-search-result__list > .md-search-result__item > a.md-search-result__link"
+# Material's results and the entries search.js puts above them; a result search.js hid (a second hit on a page
+# listed above) is not one
+RESULT_LINKS = ".md-search-result__list > .md-search-result__item:not([hidden]) > a.md-search-result__link"
 
 
 def wait(driver, condition, timeout: float = 20):
     from selenium.webdriver.support.ui import WebDriverWait
+    """Wait until ``condition(driver)`` is true; an element gone stale meanwhile (re-rendered) is a look to repeat."""
+    from selenium.common.exceptions import StaleElementReferenceException
 
-    return WebDriverWait(driver, timeout).until(condition)
+    return WebDriverWait(driver, timeout, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,)).until(
+        condition
+    )
+
+
+def result_hrefs(driver) -> list[str]:
+    """The result links as they are now, read in one script (no element to go stale)."""
+    return driver.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll(arguments[0]), function (a) { return a.href; });",
+        RESULT_LINKS,
+    )
+
+
+def settled_results(driver, timeout: float = 20, quiet: float = 0.6) -> list[str]:
+    """The result links once they have stopped changing for ``quiet`` seconds (the worker answers, search.js adds
+    its entries, Material re-renders); [] when none come."""
+    from selenium.common.exceptions import TimeoutException
+
+    seen = {"hrefs": None, "since": 0.0}
+
+    def settled(d):
+        now = result_hrefs(d)
+        if now != seen["hrefs"]:
+            seen.update(hrefs=now, since=time.monotonic())
+            return False
+        return bool(now) and time.monotonic() - seen["since"] >= quiet
+
+    try:
+        wait(driver, settled, timeout)
+    except TimeoutException:
+        return []
+    return seen["hrefs"]
 
 
 def search(driver, url: str, query: str) -> list[str]:
     """Type ``query`` into Material's search box on ``url``; the paths of the results, best first."""
-    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.common.by import By
 
     driver.get(url)
-    box = driver.find_element(By.CSS_SELECTOR, "input.md-search__input")
+    box = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "input.md-search__input"))
     box.click()
     box.send_keys(query)
-    try:  # the worker loads the index, then answers: wait for results, then for them to settle
-        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, RESULT_LINKS))
-    except TimeoutException:
-        return []
-    from selenium.common.exceptions import StaleElementReferenceException
-
-    previous: list[str] = []
-    for _ in range(40):
-        try:  # the list is re-rendered as results arrive: an element found may be gone a moment later
-            current = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, RESULT_LINKS)]
-        except StaleElementReferenceException:
-            time.sleep(0.25)
-            continue
-        if current and current == previous:
-            break
-        previous = current
-        time.sleep(0.25)
-    return [urlsplit(h).path for h in previous]
+    return [urlsplit(h).path for h in settled_results(driver)]
 
 
 @pytest.mark.parametrize("rid", [DTENSOR, MULTISLICE])
@@ -101,11 +119,11 @@ def test_an_error_string_lists_the_record_with_it_word_for_word_first(browser, s
 
 
 def test_a_chinese_query_on_an_english_page_offers_the_chinese_pages(browser, server):
-    from selenium.webdriver.common.by import By
-
     results = search(browser, server, "段错误")
     assert results and results[0] == "/zh/", results[:3]  # "search the Chinese pages for ..."
-    link = browser.find_element(By.CSS_SELECTOR, ".xlakb-search-language a").get_attribute("href")
+    link = wait(  # read where it is now, inside the wait: the list may be re-rendered between two looks
+        browser, lambda d: d.execute_script("var a = document.querySelector('.xlakb-search-language a'); return a && a.href;")
+    )
     assert "q=%E6%AE%B5%E9%94%99%E8%AF%AF" in link
     # the glossary term finds the record on the Chinese pages, as its own search does
     results = search(browser, server + "zh/", "段错误")
@@ -128,8 +146,8 @@ def test_language_switch_keeps_the_record(browser, server, layout):
     ):
         button = browser.find_element(By.CSS_SELECTOR, ".md-header__option .md-select button")
         ActionChains(browser).move_to_element(button).perform()
-        link = browser.find_element(By.CSS_SELECTOR, f"a.md-select__link[hreflang='{lang}']")
-        wait(browser, lambda d: link.is_displayed())
+        selector = f"a.md-select__link[hreflang='{lang}']"
+        link = wait(browser, lambda d: next((a for a in d.find_elements(By.CSS_SELECTOR, selector) if a.is_displayed()), None))
         # where the link leads (the browser resolves it against the page): the same record in the other
         # language; then follow it (a pointer click can land while the menu is still moving in)
         target = link.get_attribute("href")
@@ -323,7 +341,6 @@ def _luminance(rgb: tuple[float, ...]) -> float:
 
 
 def _contrast(fg: str, bg: str) -> float:
-    import re
 
     a, b = (tuple(float(x) for x in re.findall(r"[\d.]+", c)[:3]) for c in (fg, bg))
     hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
@@ -364,7 +381,6 @@ def test_every_page_reads_right_without_colour_or_a_mouse(browser, server, layou
     (the sitemap requests included), no raw Markdown backtick in the text, no space between two Chinese
     characters on a Chinese page, and every verdict cell says what it means in words or a symbol, named for
     screen readers in the page's language, with text at WCAG AA contrast."""
-    import re
 
     from selenium.webdriver.common.by import By
     from sitetest import record_ids
@@ -403,3 +419,31 @@ def test_every_page_reads_right_without_colour_or_a_mouse(browser, server, layou
                 assert _contrast(fg, bg) >= 4.5, (page, badge.text, fg, bg)
             errors = _console_errors(browser)
             assert not errors, (prefix + page, errors)
+
+
+@pytest.mark.parametrize(
+    "lang, query", [("en", "amp"), ("en", "Check failed: xtensor"), ("zh", "段错误"), ("en", "段错误"), ("zh", "has_sharding")]
+)
+def test_search_lists_each_page_once_by_whole_words_with_no_empty_highlight(browser, server, lang, query):
+    """The entries search.js puts above Material's results are not listed again below them; a glossary term finds the
+    records that use it as a word (`amp`: not per_device_samples, not "example"); no result link ends in an empty
+    `?h=`."""
+    prefix = "" if lang == "en" else "zh/"
+    assert search(browser, server + prefix, query)
+    paths = browser.execute_script(  # a page's hit: the first link of its item (the others are its sections)
+        "return Array.prototype.map.call(document.querySelectorAll('.md-search-result__list > li:not([hidden])'),"
+        " function (li) { return new URL(li.querySelector('a[href]').href).pathname; });"
+    )
+    assert len(paths) == len(set(paths)), paths
+    links = browser.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('.md-search-result__list a[href]'),"
+        " function (a) { return a.getAttribute('href'); });"
+    )
+    assert links and not [h for h in links if re.search(r"[?&]h=(?:$|[&#])", h)], links
+    if query == "amp":
+        terms = browser.execute_script(
+            "return Array.prototype.map.call(document.querySelectorAll('.xlakb-search-term a'),"
+            " function (a) { return new URL(a.href).pathname; });"
+        )
+        assert "/records/amp-norm-dtype-float16/" in terms
+        assert not [t for t in terms if "parallel-loader" in t or "mul-wider-scalar" in t or "upsample" in t], terms
