@@ -1100,7 +1100,8 @@ ADVICE = {
         "regression; check with `xlakb repro {id} --torch-xla {version}`.",
         "not-measured": "torch_xla {version} was not measured for this record. {fix}",
         "no-version": "{fix} Your torch_xla version is not in the log: pass --torch-xla X.Y.Z for advice on your release.",
-        "no-version-site": "{fix} Your torch_xla version is not in the log: enter it in the version box above for advice on your release.",
+        "no-version-site": "{fix} Your torch_xla version is not in the log: give it in the “torch_xla version” field above "
+        "the answer for advice on your release.",
         "fixed": "Fixed in {fixed_in}: upgrade, or use the workaround.",
         "unfixed": "No release fixes it yet: use the workaround.",
         "limitation-here": "torch_xla {version} does not support this yet (measured): a limitation of releases before "
@@ -1115,7 +1116,7 @@ ADVICE = {
         "请用 `xlakb repro {id} --torch-xla {version}` 验证。",
         "not-measured": "这条记录没有在 torch_xla {version} 上实测过。{fix}",
         "no-version": "{fix}日志中没有 torch_xla 版本：加上 --torch-xla X.Y.Z 可得到针对你所用版本的建议。",
-        "no-version-site": "{fix}日志中没有 torch_xla 版本：在上方的版本框中填写后，可得到针对你所用版本的建议。",
+        "no-version-site": "{fix}日志中没有 torch_xla 版本：在结果上方的“torch_xla 版本”输入框中填写后，可得到针对你所用版本的建议。",
         "fixed": "已在 {fixed_in} 修复：请升级，或使用规避方法。",
         "unfixed": "还没有发布版本修复：请使用规避方法。",
         "limitation-here": "torch_xla {version} 尚不支持这一功能（实测）：这是 {fixed_in} 之前版本的限制，不是缺陷。"

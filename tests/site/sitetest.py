@@ -121,3 +121,46 @@ def chinese_query(indexes: dict, root: Path, rid: str) -> str:
     han = re.compile(r"^[\u4e00-\u9fff]{2,}$")
     words = [w for w in jieba.lcut(load(root, rid)["title"]["zh"]) if han.match(w)]
     return distinctive_word(index, f"records/{rid}/", words)
+
+
+# What only a regular expression has: an escaped character (\. \( \s \|), a group option, .* .+ or [^.
+REGEX = re.compile(r"\\[.()\[\]{}|*+?sdwSbB]|\(\?[:=!<]|\.\*|\.\+|\[\^")
+_VOID = {"br", "img", "input", "meta", "link", "hr", "wbr", "source", "col", "area", "base", "embed", "param", "track"}
+
+
+def regexes_outside_details(page: str) -> list[str]:
+    """The texts of <code> elements of ``page`` (HTML) that look like a regular expression and are neither inside a
+    <details> element (where "How it was matched" keeps them) nor in a code block or a script."""
+    from html.parser import HTMLParser
+
+    class Codes(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.stack: list[str] = []
+            self.buf: list[str] | None = None
+            self.found: list[str] = []
+
+        def handle_starttag(self, tag, attrs):
+            if tag in _VOID:
+                return
+            self.stack.append(tag)
+            if tag == "code" and not {"details", "pre", "script", "textarea"} & set(self.stack[:-1]):
+                self.buf = []
+
+        def handle_endtag(self, tag):
+            if tag in self.stack:
+                while self.stack and self.stack.pop() != tag:
+                    pass
+            if tag == "code" and self.buf is not None:
+                text = "".join(self.buf)
+                if REGEX.search(text):
+                    self.found.append(text)
+                self.buf = None
+
+        def handle_data(self, data):
+            if self.buf is not None:
+                self.buf.append(data)
+
+    parser = Codes()
+    parser.feed(page)
+    return parser.found

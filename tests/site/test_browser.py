@@ -3,7 +3,9 @@ language; the language switch keeps the record; the matrix and the home filters 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 import time
 from urllib.parse import urlsplit
 
@@ -25,42 +27,59 @@ from sitetest import (
 
 pytestmark = pytest.mark.browser
 
-RESULT_LINKS = ".md-search-result__list > .md-search-result__item > a.md-search-result__link"
+# Material's results and the entries search.js puts above them; a result search.js hid (a second hit on a page
+# listed above) is not one
+RESULT_LINKS = ".md-search-result__list > .md-search-result__item:not([hidden]) > a.md-search-result__link"
 
 
 def wait(driver, condition, timeout: float = 20):
+    """Wait until ``condition(driver)`` is true; an element gone stale meanwhile (re-rendered) is a look to repeat."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout).until(condition)
+    return WebDriverWait(driver, timeout, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,)).until(
+        condition
+    )
+
+
+def result_hrefs(driver) -> list[str]:
+    """The result links as they are now, read in one script (no element to go stale)."""
+    return driver.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll(arguments[0]), function (a) { return a.href; });",
+        RESULT_LINKS,
+    )
+
+
+def settled_results(driver, timeout: float = 20, quiet: float = 0.6) -> list[str]:
+    """The result links once they have stopped changing for ``quiet`` seconds (the worker answers, search.js adds
+    its entries, Material re-renders); [] when none come."""
+    from selenium.common.exceptions import TimeoutException
+
+    seen = {"hrefs": None, "since": 0.0}
+
+    def settled(d):
+        now = result_hrefs(d)
+        if now != seen["hrefs"]:
+            seen.update(hrefs=now, since=time.monotonic())
+            return False
+        return bool(now) and time.monotonic() - seen["since"] >= quiet
+
+    try:
+        wait(driver, settled, timeout)
+    except TimeoutException:
+        return []
+    return seen["hrefs"]
 
 
 def search(driver, url: str, query: str) -> list[str]:
     """Type ``query`` into Material's search box on ``url``; the paths of the results, best first."""
-    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.common.by import By
 
     driver.get(url)
-    box = driver.find_element(By.CSS_SELECTOR, "input.md-search__input")
+    box = wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "input.md-search__input"))
     box.click()
     box.send_keys(query)
-    try:  # the worker loads the index, then answers: wait for results, then for them to settle
-        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, RESULT_LINKS))
-    except TimeoutException:
-        return []
-    from selenium.common.exceptions import StaleElementReferenceException
-
-    previous: list[str] = []
-    for _ in range(40):
-        try:  # the list is re-rendered as results arrive: an element found may be gone a moment later
-            current = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, RESULT_LINKS)]
-        except StaleElementReferenceException:
-            time.sleep(0.25)
-            continue
-        if current and current == previous:
-            break
-        previous = current
-        time.sleep(0.25)
-    return [urlsplit(h).path for h in previous]
+    return [urlsplit(h).path for h in settled_results(driver)]
 
 
 @pytest.mark.parametrize("rid", [DTENSOR, MULTISLICE])
@@ -101,11 +120,11 @@ def test_an_error_string_lists_the_record_with_it_word_for_word_first(browser, s
 
 
 def test_a_chinese_query_on_an_english_page_offers_the_chinese_pages(browser, server):
-    from selenium.webdriver.common.by import By
-
     results = search(browser, server, "段错误")
     assert results and results[0] == "/zh/", results[:3]  # "search the Chinese pages for ..."
-    link = browser.find_element(By.CSS_SELECTOR, ".xlakb-search-language a").get_attribute("href")
+    link = wait(  # read where it is now, inside the wait: the list may be re-rendered between two looks
+        browser, lambda d: d.execute_script("var a = document.querySelector('.xlakb-search-language a'); return a && a.href;")
+    )
     assert "q=%E6%AE%B5%E9%94%99%E8%AF%AF" in link
     # the glossary term finds the record on the Chinese pages, as its own search does
     results = search(browser, server + "zh/", "段错误")
@@ -122,14 +141,14 @@ def test_language_switch_keeps_the_record(browser, server, layout):
     data = load(layout, HAS_SHARDING)
     browser.get(f"{server}records/{HAS_SHARDING}/")
     assert browser.find_element(By.CSS_SELECTOR, "article h1").text == shown_title(data["title"]["en"])
-    for lang, path, title in (
-        ("zh", f"/zh/records/{HAS_SHARDING}/", shown_title(data["title"]["zh"])),
-        ("en", f"/records/{HAS_SHARDING}/", shown_title(data["title"]["en"])),
+    for lang, html_lang, path, title in (
+        ("zh", "zh-Hans", f"/zh/records/{HAS_SHARDING}/", shown_title(data["title"]["zh"])),
+        ("en", "en", f"/records/{HAS_SHARDING}/", shown_title(data["title"]["en"])),
     ):
         button = browser.find_element(By.CSS_SELECTOR, ".md-header__option .md-select button")
         ActionChains(browser).move_to_element(button).perform()
-        link = browser.find_element(By.CSS_SELECTOR, f"a.md-select__link[hreflang='{lang}']")
-        wait(browser, lambda d: link.is_displayed())
+        selector = f"a.md-select__link[hreflang='{lang}']"
+        link = wait(browser, lambda d: next((a for a in d.find_elements(By.CSS_SELECTOR, selector) if a.is_displayed()), None))
         # where the link leads (the browser resolves it against the page): the same record in the other
         # language; then follow it (a pointer click can land while the menu is still moving in)
         target = link.get_attribute("href")
@@ -137,7 +156,7 @@ def test_language_switch_keeps_the_record(browser, server, layout):
         browser.get(target)
         wait(browser, lambda d: urlsplit(d.current_url).path == path)
         assert browser.find_element(By.CSS_SELECTOR, "article h1").text == title
-        assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == lang
+        assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == html_lang
 
 
 def test_matrix_renders_with_a_cell_per_release(browser, server, layout):
@@ -232,6 +251,23 @@ def _paste_box_ready(browser) -> bool:
     )
 
 
+def _paste(browser, text: str) -> None:
+    browser.execute_script("document.querySelector('form.xlakb-triage textarea').value = arguments[0];", text)
+
+
+def _submit(browser) -> None:
+    """Click the paste box's button as a reader does (centred first: after an answer it is under the fixed header)."""
+    from selenium.webdriver.common.by import By
+
+    button = browser.find_element(By.CSS_SELECTOR, "form.xlakb-triage button[type=submit]")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", button)
+    button.click()
+
+
+def _scalar_log() -> str:
+    return sorted((CORPUS / "positive").glob(f"{SCALAR}@*.log"))[0].read_text("utf-8")
+
+
 def test_paste_box_gives_the_same_answer_as_xlakb_triage(browser, server, layout):
     """The site's engine (triage.js on the exported data) and the Python one, on every log of both corpora:
     reproducer logs, unrelated logs and real pastes."""
@@ -244,6 +280,12 @@ def test_paste_box_gives_the_same_answer_as_xlakb_triage(browser, server, layout
     assert len(clusters) > 100  # the seeded reported tier came with the layout
     browser.get(f"{server}triage/")
     assert _paste_box_ready(browser)
+    # what the page loads (packed, gzipped) is unpacked into the very catalog the Python engine reads
+    shipped = browser.execute_async_script(
+        "var done = arguments[0]; window.xlakbTriage.load(document.querySelector('form.xlakb-triage').dataset.src)"
+        "  .then(function (d) { done(d.catalog); }, function (e) { done(String(e)); });"
+    )
+    assert shipped == export(layout)["catalog"]
     logs = (
         sorted(CORPUS.glob("positive/*.log"))
         + sorted(CORPUS.glob("negative/measured/*.log"))
@@ -257,8 +299,8 @@ def test_paste_box_gives_the_same_answer_as_xlakb_triage(browser, server, layout
         for version in (None, "2.5.1"):
             js = browser.execute_async_script(
                 "var text = arguments[0], version = arguments[1], done = arguments[2];"
-                "window.__xlakbData = window.__xlakbData || fetch(document.querySelector('form.xlakb-triage').dataset.src)"
-                "  .then(function (r) { return r.json(); });"
+                "window.__xlakbData = window.__xlakbData ||"
+                "  window.xlakbTriage.load(document.querySelector('form.xlakb-triage').dataset.src);"
                 "window.__xlakbData.then(function (d) { done(window.xlakbTriage.triage(text, d, version)); })"
                 "  .catch(function (e) { done({error: String(e)}); });",
                 text,
@@ -298,7 +340,7 @@ def test_paste_box_shows_strong_matches_advice_and_workaround(browser, server, l
         "document.querySelector('input[name=torch_xla]').value = '2.5.1';",
         log,
     )
-    browser.find_element(By.CSS_SELECTOR, "form.xlakb-triage button[type=submit]").click()
+    _submit(browser)
     first = browser.find_element(By.CSS_SELECTOR, ".xlakb-triage-match")
     assert first.get_attribute("data-id") == SCALAR and first.get_attribute("data-strength") == "strong"
     advice = first.find_element(By.CSS_SELECTOR, ".xlakb-triage-advice").text
@@ -314,7 +356,7 @@ def test_paste_box_shows_strong_matches_advice_and_workaround(browser, server, l
         "document.querySelector('textarea').value = arguments[0];",
         "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nTypeError: unhashable type: 'list'\n",
     )
-    browser.find_element(By.CSS_SELECTOR, "form.xlakb-triage button[type=submit]").click()
+    _submit(browser)
     assert browser.find_elements(By.CSS_SELECTOR, ".xlakb-triage-none")
     assert not browser.find_elements(By.CSS_SELECTOR, ".xlakb-triage-match")
 
@@ -329,7 +371,6 @@ def _luminance(rgb: tuple[float, ...]) -> float:
 
 
 def _contrast(fg: str, bg: str) -> float:
-    import re
 
     a, b = (tuple(float(x) for x in re.findall(r"[\d.]+", c)[:3]) for c in (fg, bg))
     hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
@@ -340,29 +381,307 @@ def _console_errors(browser) -> list[str]:
     return [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
 
-@pytest.mark.parametrize("width", [1280, 390])
+@contextlib.contextmanager
+def screen(browser, width: int, height: int):
+    """Pages seen on a ``width`` x ``height`` screen (CSS pixels): below 700 wide, a phone's (its viewport, touch,
+    scroll bars over the page)."""
+    phone = width < 700
+    if phone:
+        browser.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True}
+        )
+        browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+    else:
+        browser.set_window_size(width, height)
+    try:
+        yield
+    finally:
+        if phone:
+            browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+            browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+        browser.set_window_size(1280, 1000)
+
+
+SCREENS = [(1280, 900), (390, 844)]
+
+# Where the answer is: its heading below Material's fixed header and inside the window, and focused.
+ANSWER_IN_VIEW = """
+var head = document.querySelector('.xlakb-triage-result .xlakb-triage-head');
+if (!head) return null;
+var r = head.getBoundingClientRect(), bar = document.querySelector('.md-header').getBoundingClientRect();
+var box = head.parentNode, loading = box.querySelector('.xlakb-triage-loading');
+return {inView: r.top >= bar.bottom - 1 && r.bottom <= window.innerHeight && r.height > 0,
+        focused: document.activeElement === head, live: box.getAttribute('aria-live'),
+        answered: !!box.querySelector('.xlakb-triage-match'),
+        loading: !!loading && loading.getBoundingClientRect().height > 0 && loading.textContent};
+"""
+
+
+@pytest.mark.parametrize("size", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_paste_page_and_the_coverage_map_are_reached_from_the_home_page(browser, server, width, lang):
+def test_home_leads_with_the_paste_box_and_answers_in_view(browser, server, size, lang):
+    """The home page's first thing is the paste box, on the first screen; the click's answer (or, before the data
+    has come, a visible loading state) is in view within a second, announced and its heading focused; then the
+    answer comes by itself."""
     from selenium.webdriver.common.by import By
 
     prefix = "" if lang == "en" else "zh/"
-    browser.set_window_size(width, 900)
+    with screen(browser, *size):
+        browser.get(server + prefix)
+        first = browser.execute_script(
+            "var h = document.querySelector('article h1'); var n = h.nextElementSibling;"
+            "return n && n.matches('form.xlakb-triage') && n.querySelector('textarea').getBoundingClientRect().top < innerHeight;"
+        )
+        assert first
+        _paste(browser, _scalar_log())
+        _submit(browser)
+        start = time.monotonic()
+        state = wait(browser, lambda d: d.execute_script(ANSWER_IN_VIEW), timeout=5)
+        assert time.monotonic() - start < 1.0
+        assert state["inView"] and state["focused"] and state["live"] == "polite", state
+        assert state["answered"] or state["loading"], state
+        state = wait(browser, lambda d: (lambda x: x if x and x["answered"] else None)(d.execute_script(ANSWER_IN_VIEW)))
+        assert state["inView"] and state["focused"], state
+        first = browser.find_element(By.CSS_SELECTOR, ".xlakb-triage-match")
+        assert first.get_attribute("data-id") == SCALAR
+
+
+HOLD_DATA = """
+(function () {
+  var fetch0 = window.fetch, held = [];
+  window.fetch = function (url, opts) {
+    if (String(url).indexOf("triage.json") === -1) return fetch0.apply(this, arguments);
+    return new Promise(function (resolve) { held.push(function () { resolve(fetch0(url, opts)); }); });
+  };
+  window.__xlakbRelease = function () { held.splice(0).forEach(function (go) { go(); }); return true; };
+})();
+"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_click_before_the_data_arrives_says_loading_and_is_answered_when_it_comes(browser, server, lang):
+    from selenium.webdriver.common.by import By
+
+    prefix = "" if lang == "en" else "zh/"
+    script = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOLD_DATA})["identifier"]
     try:
-        for target in ("triage", "coverage"):
-            browser.get(server + prefix)
-            button = next(
-                a
-                for a in browser.find_elements(By.CSS_SELECTOR, ".xlakb-start a")
-                if a.get_attribute("href").rstrip("/").endswith(target)
-            )
-            assert button.is_displayed() and button.size["width"] > 40
-            button.click()
-            wait(browser, lambda d: urlsplit(d.current_url).path == f"/{prefix}{target}/")
-        if width >= 1220:  # the site's navigation is shown beside the page on a wide screen
-            nav = browser.find_element(By.CSS_SELECTOR, ".md-sidebar--primary .md-nav")
-            assert nav.is_displayed()
+        browser.get(server + prefix)
+        _paste(browser, _scalar_log())
+        _submit(browser)
+        state = wait(browser, lambda d: d.execute_script(ANSWER_IN_VIEW), timeout=5)
+        assert state["loading"] and not state["answered"], state
+        assert ("Loading" in state["loading"]) if lang == "en" else ("正在加载" in state["loading"])
+        assert state["inView"] and state["focused"], state
+        assert browser.find_element(By.CSS_SELECTOR, ".xlakb-triage-result").get_attribute("aria-busy") == "true"
+        browser.execute_script("return window.__xlakbRelease();")
+        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".xlakb-triage-match"))
+        assert browser.find_element(By.CSS_SELECTOR, ".xlakb-triage-match").get_attribute("data-id") == SCALAR
+        assert not browser.find_elements(By.CSS_SELECTOR, ".xlakb-triage-loading")
     finally:
-        browser.set_window_size(1280, 900)
+        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script})
+
+
+# How much wider than the window the page is. Material hides the page's sideways overflow (html overflow-x), which a
+# phone may still pan to: measured with that off.
+PAGE_OVERFLOW = """
+var html = document.documentElement, was = html.style.overflowX;
+html.style.overflowX = 'visible';
+var width = html.clientWidth, scroll = html.scrollWidth, wide = [];
+document.querySelectorAll('body *').forEach(function (e) {
+  var r = e.getBoundingClientRect();
+  if (r.right <= width + 0.5 || !r.width) return;
+  for (var p = e.parentElement; p && p !== html; p = p.parentElement) {
+    var c = getComputedStyle(p);
+    if (c.overflowX !== 'visible' || (c.position === 'absolute' && c.clip !== 'auto')) return;
+  }
+  wide.push(e.tagName.toLowerCase() + '.' + e.className + ' ' + Math.round(r.right));
+});
+html.style.overflowX = was;
+return {width: width, scroll: scroll, wide: wide.slice(0, 5)};
+"""
+
+
+@pytest.mark.parametrize("size", SCREENS + [(360, 740)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_page_is_wider_than_the_screen(browser, server, layout, size, lang):
+    """Home, a record page (with a measured matrix and a bisection), the heat map, the paste page with an answer,
+    a component page, the maintainer's guide (wide tables) and the 404 page: no sideways panning. Wide tables
+    scroll in their own box."""
+    from selenium.webdriver.common.by import By
+
+    prefix = "" if lang == "en" else "zh/"
+    component = load(layout, SCALAR)["component"]
+    pages = ["", f"records/{SCALAR}/", f"records/{BISECTED}/", "coverage/", "triage/", f"components/{component}/"]
+    pages += ["maintainers/", "reported/", "404.html"]
+    with screen(browser, *size):
+        for page in pages:
+            browser.get(server + prefix + page)
+            if page == "triage/":
+                _paste_box_ready(browser)
+                _paste(browser, _scalar_log())
+                _submit(browser)
+                wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".xlakb-triage-match"))
+            got = browser.execute_script(PAGE_OVERFLOW)
+            assert got["scroll"] <= got["width"] and not got["wide"], (prefix + page, size, got)
+            if page.startswith("records/") and size[0] < 700:  # a verdict row is a row, not a column of text
+                heights = browser.execute_script(
+                    "return Array.prototype.map.call(document.querySelectorAll('table.xlakb-matrix tbody tr'),"
+                    " function (r) { return r.getBoundingClientRect().height; });"
+                )
+                assert heights and max(heights) < 130, (page, heights)
+
+
+# Each release cell of one record on the heat map: where it is, its release label (::before), its detail (::after).
+CELLS = """
+var row = document.querySelector(arguments[0]);
+var width = document.documentElement.clientWidth;
+return Array.prototype.map.call(row.querySelectorAll('.xlakb-heat'), function (c) {
+  var r = c.getBoundingClientRect(), before = getComputedStyle(c, '::before'), after = getComputedStyle(c, '::after');
+  return {release: c.dataset.release, left: r.left, right: r.right, top: r.top, width: r.width, height: r.height,
+          label: before.content, labelSize: parseFloat(before.fontSize), text: c.textContent.trim(),
+          open: c.classList.contains('xlakb-open'), detail: after.content, name: c.getAttribute('aria-label'), width0: width};
+});
+"""
+
+
+@pytest.mark.parametrize("width", [390, 360])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_release_is_readable_on_a_phone(browser, server, width, lang):
+    """On a phone the heat map is a card per record with every release in view, each cell labelled with its
+    release; a tap shows the cell's detail (not a hover); the home table's strip shows every release too."""
+    from selenium.webdriver.common.by import By
+
+    from xlakb.candidates.releases import all_releases
+
+    prefix = "" if lang == "en" else "zh/"
+    releases = set(all_releases())
+    with screen(browser, width, 844):
+        browser.get(f"{server}{prefix}coverage/")
+        row = f"table.xlakb-coverage tr[data-id='{SCALAR}']"
+        browser.execute_script("document.querySelector(arguments[0]).scrollIntoView({block: 'center'});", row)
+        cells = browser.execute_script(CELLS, row)
+        assert {c["release"] for c in cells} >= releases
+        for c in cells:
+            assert 0 <= c["left"] and c["right"] <= c["width0"], c  # in view: no sideways scrolling to reach it
+            assert c["width"] >= 24 and c["height"] >= 20 and c["text"], c
+            assert c["label"].strip('"') == c["release"] and c["labelSize"] >= 9, c
+        assert len({(round(c["left"]), round(c["top"])) for c in cells}) == len(cells)  # none on top of another
+        # a tap on a cell shows what it is, inside the screen
+        cell = browser.find_element(By.CSS_SELECTOR, f"{row} td.xlakb-heat[data-release='2.6.1']")
+        cell.click()
+        after = {c["release"]: c for c in browser.execute_script(CELLS, row)}["2.6.1"]
+        assert after["open"] and after["detail"].strip('"') == after["name"], after
+        assert browser.execute_script(PAGE_OVERFLOW)["scroll"] <= width
+        # the home table: a card per record, its strip of every release in view
+        browser.get(server + prefix)
+        strip = f"table.xlakb-records tr[data-id='{SCALAR}']"
+        browser.execute_script("document.querySelector(arguments[0]).scrollIntoView({block: 'center'});", strip)
+        cells = browser.execute_script(CELLS, strip)
+        assert {c["release"] for c in cells} >= releases
+        assert all(0 <= c["left"] and c["right"] <= c["width0"] and c["width"] >= 8 for c in cells), cells
+
+
+TAB_STOPS = """
+return Array.prototype.filter.call(document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]'),
+  function (e) { return e.tabIndex >= 0 && !e.disabled && e.getClientRects().length > 0; });
+"""
+
+
+@pytest.mark.parametrize("page", ["", "coverage/"])
+def test_the_release_cells_are_one_tab_stop_moved_through_with_the_arrow_keys(browser, server, layout, page):
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get(server + page)
+    stops = browser.execute_script(TAB_STOPS)
+    cells = [e for e in stops if "xlakb-heat" in (e.get_attribute("class") or "")]
+    assert len(cells) == 1, len(cells)
+    rows = len(record_ids(layout))
+    assert len(stops) < rows + 120, len(stops)  # a link per record and the page's own controls, not a stop per cell
+    first = cells[0]
+    releases = browser.execute_script(
+        "return Array.prototype.map.call(arguments[0].closest('tr').querySelectorAll('.xlakb-heat'),"
+        " function (c) { return c.dataset.release; });",
+        first,
+    )
+    browser.execute_script("arguments[0].focus();", first)
+    active = lambda: browser.execute_script(  # noqa: E731
+        "var a = document.activeElement; return [a.dataset.release, a.closest('tr').dataset.id, a.classList.contains('xlakb-open')];"
+    )
+    row = active()[1]
+    first.send_keys(Keys.ARROW_RIGHT)
+    assert active()[:2] == [releases[1], row]
+    browser.switch_to.active_element.send_keys(Keys.END)
+    assert active()[0] == releases[-1]
+    browser.switch_to.active_element.send_keys(Keys.ARROW_DOWN)
+    assert active()[0] == releases[-1] and active()[1] != row
+    browser.switch_to.active_element.send_keys(Keys.ENTER)
+    assert active()[2]  # Enter shows the cell's detail
+    assert len([e for e in browser.execute_script(TAB_STOPS) if "xlakb-heat" in (e.get_attribute("class") or "")]) == 1
+    browser.switch_to.active_element.send_keys(Keys.TAB)  # Tab leaves the cells
+    assert "xlakb-heat" not in (browser.switch_to.active_element.get_attribute("class") or "")
+
+
+def test_on_a_record_page_the_verdict_table_comes_before_any_tab_stop_in_code(browser, server):
+    browser.get(f"{server}records/{SCALAR}/")
+    stops = browser.execute_script(TAB_STOPS)
+    in_code = browser.execute_script(
+        "var t = document.querySelector('table.xlakb-matrix');"
+        "return arguments[0].filter(function (e) { return e.closest('.highlight, pre'); }).map(function (e) {"
+        "  return [e.tagName, !!(t.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING)]; });",
+        stops,
+    )
+    assert all(tag != "A" for tag, _ in in_code), in_code  # no line of code is a link
+    assert all(after for _, after in in_code), in_code
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_404_page_answers_a_paste_and_switches_to_the_other_404(browser, server, lang):
+    from selenium.webdriver.common.by import By
+
+    path, other, heading, other_heading = (
+        ("404.html", "/zh/404.html", "Page not found", "页面不存在")
+        if lang == "en"
+        else ("zh/404.html", "/404.html", "页面不存在", "Page not found")
+    )
+    browser.get(server + path)
+    assert browser.find_element(By.CSS_SELECTOR, "article h1").text == heading
+    assert browser.find_element(By.CSS_SELECTOR, "form.xlakb-404-search input[name=q]").is_displayed()
+    _paste(browser, _scalar_log())
+    _submit(browser)
+    match = wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".xlakb-triage-match"))
+    href = match.find_element(By.CSS_SELECTOR, "h3 a").get_attribute("href")
+    assert urlsplit(href).path == f"/{'' if lang == 'en' else 'zh/'}records/{SCALAR}/"
+    link = browser.find_element(By.CSS_SELECTOR, f"a.md-select__link[hreflang='{'zh' if lang == 'en' else 'en'}']")
+    assert urlsplit(link.get_attribute("href")).path == other
+    browser.get(link.get_attribute("href"))
+    assert browser.find_element(By.CSS_SELECTOR, "article h1").text == other_heading
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_paste_answer_leads_with_words_and_keeps_patterns_under_how_it_was_matched(browser, server, lang):
+    """Every answer to the reproducer logs of the first records: the record's words first (the error, what it is,
+    which release fixes it, the workaround); no regular expression outside a <details> element."""
+    from selenium.webdriver.common.by import By
+    from sitetest import regexes_outside_details
+
+    browser.get(f"{server}{'' if lang == 'en' else 'zh/'}triage/")
+    _paste_box_ready(browser)
+    logs = sorted((CORPUS / "positive").glob("*.log"))[::6]
+    seen = 0
+    for path in logs:
+        _paste(browser, path.read_text("utf-8"))
+        _submit(browser)
+        answer = browser.find_element(By.CSS_SELECTOR, ".xlakb-triage-result").get_attribute("innerHTML")
+        assert regexes_outside_details(answer) == [], path.name
+        for match in browser.find_elements(By.CSS_SELECTOR, ".xlakb-triage-match"):
+            parts = match.get_attribute("innerHTML")
+            order = [
+                parts.find(f'class="{c}"')
+                for c in ("xlakb-triage-summary", "xlakb-triage-advice", "xlakb-triage-workaround", "xlakb-triage-how")
+            ]
+            assert -1 not in order and order == sorted(order), path.name
+            seen += 1
+    assert seen >= len(logs) // 2
 
 
 def test_every_page_reads_right_without_colour_or_a_mouse(browser, server, layout):
@@ -370,7 +689,6 @@ def test_every_page_reads_right_without_colour_or_a_mouse(browser, server, layou
     (the sitemap requests included), no raw Markdown backtick in the text, no space between two Chinese
     characters on a Chinese page, and every verdict cell says what it means in words or a symbol, named for
     screen readers in the page's language, with text at WCAG AA contrast."""
-    import re
 
     from selenium.webdriver.common.by import By
     from sitetest import record_ids
@@ -378,7 +696,7 @@ def test_every_page_reads_right_without_colour_or_a_mouse(browser, server, layou
     # (innerText puts a tab, not a space, between two table cells)
     stray = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef] +[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
     real = [rid for rid in record_ids(layout) if not rid.startswith("synthetic-")]
-    pages = ["", "triage/", "coverage/", "contributing/"] + [f"records/{rid}/" for rid in real]
+    pages = ["", "triage/", "coverage/", "contributing/", "404.html"] + [f"records/{rid}/" for rid in real]
     english_words = re.compile(r"\b(reproduced|not reproduced|not measured|untestable|exit \d)\b")
     browser.get_log("browser")  # drop what earlier tests left
     for lang, prefix in (("en", ""), ("zh", "zh/")):
@@ -409,3 +727,31 @@ def test_every_page_reads_right_without_colour_or_a_mouse(browser, server, layou
                 assert _contrast(fg, bg) >= 4.5, (page, badge.text, fg, bg)
             errors = _console_errors(browser)
             assert not errors, (prefix + page, errors)
+
+
+@pytest.mark.parametrize(
+    "lang, query", [("en", "amp"), ("en", "Check failed: xtensor"), ("zh", "段错误"), ("en", "段错误"), ("zh", "has_sharding")]
+)
+def test_search_lists_each_page_once_by_whole_words_with_no_empty_highlight(browser, server, lang, query):
+    """The entries search.js puts above Material's results are not listed again below them; a glossary term finds the
+    records that use it as a word (`amp`: not per_device_samples, not "example"); no result link ends in an empty
+    `?h=`."""
+    prefix = "" if lang == "en" else "zh/"
+    assert search(browser, server + prefix, query)
+    paths = browser.execute_script(  # a page's hit: the first link of its item (the others are its sections)
+        "return Array.prototype.map.call(document.querySelectorAll('.md-search-result__list > li:not([hidden])'),"
+        " function (li) { return new URL(li.querySelector('a[href]').href).pathname; });"
+    )
+    assert len(paths) == len(set(paths)), paths
+    links = browser.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('.md-search-result__list a[href]'),"
+        " function (a) { return a.getAttribute('href'); });"
+    )
+    assert links and not [h for h in links if re.search(r"[?&]h=(?:$|[&#])", h)], links
+    if query == "amp":
+        terms = browser.execute_script(
+            "return Array.prototype.map.call(document.querySelectorAll('.xlakb-search-term a'),"
+            " function (a) { return new URL(a.href).pathname; });"
+        )
+        assert "/records/amp-norm-dtype-float16/" in terms
+        assert not [t for t in terms if "parallel-loader" in t or "mul-wider-scalar" in t or "upsample" in t], terms

@@ -27,6 +27,7 @@ from sitetest import (
     measured_ids,
     page_tokens,
     record_ids,
+    regexes_outside_details,
     shown_title,
 )
 
@@ -48,7 +49,7 @@ def test_every_record_has_a_page_in_both_languages(layout, built):
         zh = read(built / "zh" / "records" / rid / "index.html")
         assert h1_text(en) == shown_title(data["title"]["en"])
         assert h1_text(zh) == shown_title(data["title"]["zh"])
-        assert '<html lang="en"' in en and '<html lang="zh"' in zh
+        assert '<html lang="en"' in en and '<html lang="zh-Hans"' in zh
         for page in (en, zh):
             # summary, the reproducer's highlighted source, upstream links, the how-to-add link
             assert 'id="symptoms"' in page and 'id="root-cause"' in page and 'id="workaround"' in page
@@ -665,3 +666,79 @@ def test_every_stored_confidence_reason_reads_in_chinese():
         == "e583c2cc (#8656) 与它的基础构建 2.6.0 相比有 20 个原生文件不同（.bazelrc, setup.py 等，另有 15 个）：它的二进制部分来自基础构建"
     )
     assert confidence_reason(sample, UI["en"]) == sample
+
+
+def test_no_page_shows_a_regex_outside_a_details_element(built):
+    """A reader meets words: the patterns records are matched by (``device_ready_queues_\\.size\\(\\)``) are shown
+    only under "How it was matched", a <details> element, on every page of both languages."""
+    found = []
+    for page in sorted(built.rglob("*.html")):
+        found += [f"{page.relative_to(built)}: {x}" for x in regexes_outside_details(read(page))]
+    assert found == []
+    # the check sees them where they are: a record page's patterns, inside its details element
+    page = read(built / "records" / SCALAR / "index.html")
+    matched = re.search(r'<details class="xlakb-matched">.*?</details>', page, re.S).group(0)
+    assert regexes_outside_details(matched.replace("<details", "<div").replace("</details>", "</div>"))
+
+
+def test_a_record_page_says_what_the_bug_is_before_how_it_is_matched(built):
+    """The error, what it means, which release fixes it and the workaround first; then the measured matrix, then how
+    it is matched (folded), the environment and the reproducer. No line of a code block is a link (each was a tab
+    stop before the verdict table)."""
+    for prefix, summary in (("", "How it was matched"), ("zh/", "匹配依据")):
+        for rid in (SCALAR, BISECTED):
+            page = read(built / prefix / "records" / rid / "index.html")
+            ids = ("symptoms", "root-cause", "versions", "workaround", "matrix", "signatures", "environment", "reproducer")
+            where = [page.index(f'id="{i}"') for i in ids]
+            assert where == sorted(where), (prefix, rid)
+            assert f'<details class="xlakb-matched">\n<summary>{summary}</summary>' in page
+            assert "__codelineno" not in page
+            assert page.index('class="xlakb-matrix"') < page.index('class="highlight"')
+
+
+def test_home_and_paste_page_lead_with_the_paste_box(built):
+    """The home page's first thing under its title is the paste box, not buttons to it; so is the paste page's, whose
+    explanations of matching are folded under "How matching works". The version field has its label."""
+    for prefix, how, version in (("", "How matching works", "torch_xla version"), ("zh/", "匹配规则说明", "torch_xla 版本")):
+        for page_path in ("index.html", "triage/index.html"):
+            page = read(built / prefix / page_path)
+            assert re.search(r'</h1>\s*<form class="xlakb-triage"', page), page_path
+            assert 'class="xlakb-start"' not in page
+            assert '<div class="xlakb-triage-result" aria-live="polite"' in page
+            label = re.search(r'<label class="xlakb-triage-version">([^<]*)<input name="torch_xla"', page)
+            assert label and version in label.group(1)
+        triage = read(built / prefix / "triage" / "index.html")
+        assert triage.index('<form class="xlakb-triage"') < triage.index(f'<details class="xlakb-how">\n<summary>{how}</summary>')
+        assert "<strong>strong</strong>" in triage or "<strong>强匹配</strong>" in triage  # the rules, inside the details
+
+
+def test_the_paste_data_is_packed_minified_and_gzipped(built):
+    """triage.json was 3.1 MB of JSON: its catalog is packed (repeated parts listed once, patterns made again from
+    their text in the browser), with no whitespace, and a gzipped copy beside it is what the page loads."""
+    import gzip
+
+    raw = (built / "assets" / "triage.json").read_bytes()
+    data = json.loads(raw)
+    assert json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8") == raw
+    assert data["catalog"]["packed"] == 1 and len(data["catalog"]["rows"]) > 1000
+    assert sum(isinstance(row[0], int) for row in data["catalog"]["rows"]) > 0.9 * len(data["catalog"]["rows"])
+    assert gzip.decompress((built / "assets" / "triage.json.gz").read_bytes()) == raw
+    assert len(raw) < 1_500_000 and (built / "assets" / "triage.json.gz").stat().st_size < 400_000
+    assert all("summary" in r for r in data["records"])  # an answer says what the bug is in the record's words
+
+
+def test_one_404_page_per_language_offers_the_paste_box_and_search(built):
+    """404.html (English) and zh/404.html (Chinese, lang zh-Hans): the paste box and a search of the records, with
+    addresses from the site's root (the page is served wherever an address was not found), and the language switch
+    leading to the other 404 page, not to some unrelated page."""
+    for path, lang, title, other, other_lang in (
+        ("404.html", "en", "Page not found", "/zh/404.html", "zh"),
+        ("zh/404.html", "zh-Hans", "页面不存在", "/404.html", "en"),
+    ):
+        page = read(built / path)
+        assert f'<html lang="{lang}"' in page and f"<h1>{title}</h1>" in page and "404 - Not found" not in page
+        assert '<form class="xlakb-triage"' in page and 'data-src="/assets/triage.json"' in page
+        assert re.search(r'<form class="xlakb-404-search" role="search" action="/(zh/)?" method="get">', page)
+        assert f'<a href="{other}" hreflang="{other_lang}" class="md-select__link">' in page
+        assert len(re.findall(r'class="md-select__link"', page)) == 2
+    assert '"base": "/zh/"' in read(built / "zh" / "404.html")  # the Chinese search index

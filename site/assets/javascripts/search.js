@@ -17,10 +17,13 @@
     try { return el ? JSON.parse(el.textContent) : {}; } catch (e) { return {}; }
   }
 
+  /* the page's language as the site names its folders: zh for zh-Hans */
+  function pageLang() { return (document.documentElement.lang || "en").split("-")[0]; }
+
   function siteRoot() {
     /* the root of the whole site: Chinese pages point Material at /zh/ (their own index), the data is at / */
     var base = new URL(config().base || ".", window.location.href).href;
-    var lang = document.documentElement.lang || "en";
+    var lang = pageLang();
     return lang !== "en" && base.slice(-(lang.length + 2)) === "/" + lang + "/" ? base.slice(0, -(lang.length + 1)) : base;
   }
 
@@ -69,12 +72,20 @@
     return hits.map(function (h) { return h.r; });
   }
 
+  /* Whether `text` uses the term's word `w` as glossary.used does: a Chinese term anywhere, an English one as a
+   * whole word (`amp` is not in per_device_samples). */
+  function uses(text, w) {
+    if (CJK.test(w)) return text.indexOf(w) !== -1;
+    var re = new RegExp("(?<![\\p{L}\\p{N}_-])" + w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "(?![\\p{L}\\p{N}_-])", "iu");
+    return re.test(text);
+  }
+
   function byTerm(term, lang) {
     var words = [term.zh].concat(term.en).map(norm);
     return (data.records[lang] || []).filter(function (r) {
       return r.texts.concat(r.errors).some(function (t) {
         var x = norm(t);
-        return words.some(function (w) { return x.indexOf(w) !== -1; });
+        return words.some(function (w) { return uses(x, w); });
       });
     });
   }
@@ -91,7 +102,7 @@
   };
 
   function entries(q) {
-    var lang = document.documentElement.lang === "zh" ? "zh" : "en";
+    var lang = pageLang() === "zh" ? "zh" : "en";
     var other = lang === "en" ? "zh" : "en";
     var root = siteRoot(), w = WORDS[lang], out = [];
     var foreign = lang === "en" ? CJK.test(q) : (!CJK.test(q) && /[a-z]{3}/i.test(q) && !looksLikeError(q) && glossaryTerm(q));
@@ -113,15 +124,47 @@
 
   var current = "";
 
+  function path(href) {
+    var u = new URL(href, window.location.href);
+    return u.origin + u.pathname;
+  }
+
+  /* Material's own results: no `?h=` left empty (a query with no word to highlight), and none for a page listed
+   * above already by an entry of ours (one hit per page). */
+  function tidy(list) {
+    var ours = {};
+    Array.prototype.forEach.call(list.querySelectorAll(MINE), function (li) {
+      var a = li.querySelector("a[href]");
+      if (a) ours[path(a.href)] = 1;
+    });
+    Array.prototype.forEach.call(list.querySelectorAll(".md-search-result__item"), function (li) {
+      if (li.matches(MINE)) return;
+      var a = li.querySelector("a.md-search-result__link[href]");
+      var dup = !!a && Object.prototype.hasOwnProperty.call(ours, path(a.href));
+      if (li.hidden !== dup) li.hidden = dup;
+    });
+    Array.prototype.forEach.call(list.querySelectorAll('a[href*="?h="], a[href*="&h="]'), function (a) {
+      var u = new URL(a.getAttribute("href"), window.location.href);
+      if (u.searchParams.get("h") === "" || (u.searchParams.has("h") && !u.searchParams.get("h").trim())) {
+        u.searchParams.delete("h");
+        a.setAttribute("href", u.pathname + u.search + u.hash);
+      }
+    });
+  }
+
+  var MINE = ".xlakb-search-exact, .xlakb-search-term, .xlakb-search-language";
+
   function place() {
     var list = document.querySelector(".md-search-result__list");
     if (!list || !data) return;
-    var mine = list.querySelectorAll(".xlakb-search-exact, .xlakb-search-term, .xlakb-search-language");
+    var mine = list.querySelectorAll(MINE);
     var html = current ? entries(current) : [];
-    if (mine.length === html.length && list.dataset.xlakbQuery === current && (!mine.length || list.firstElementChild === mine[0])) return;
-    Array.prototype.forEach.call(mine, function (el) { el.remove(); });
-    list.dataset.xlakbQuery = current;
-    if (html.length) list.insertAdjacentHTML("afterbegin", html.join(""));
+    if (!(mine.length === html.length && list.dataset.xlakbQuery === current && (!mine.length || list.firstElementChild === mine[0]))) {
+      Array.prototype.forEach.call(mine, function (el) { el.remove(); });
+      list.dataset.xlakbQuery = current;
+      if (html.length) list.insertAdjacentHTML("afterbegin", html.join(""));
+    }
+    tidy(list);
   }
 
   function setup() {

@@ -580,32 +580,108 @@
     });
   }
 
-  /* Inline Markdown of a record's text: `code` and **bold**, everything else escaped. */
+  /* Inline Markdown of a record's text: `code` and **bold**, a link's words, everything else escaped. */
   function md(s) {
-    return esc(s).replace(/`([^`]+)`/g, "<code>$1</code>").replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>");
+    return esc(s).replace(/`([^`]+)`/g, "<code>$1</code>").replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>")
+      .replace(/\[([^\]]+)\]\([^)\s]+\)/g, "$1");
   }
 
-  /* The paste box: <form class="xlakb-triage" data-src="...triage.json" data-lang="en" data-records="../records/"> */
+  /* Python's re.escape (3.7+): each character it escapes, with a backslash before it. */
+  function pyEscape(s) { return s.replace(/[()[\]{}?*+\-|^$\\.&~# \t\n\r\v\f]/g, "\\$&"); }
+
+  /* catalog.template_pattern of a catalog row's text (… where a value goes); `check`: a check's condition ends there. */
+  function templatePattern(text, check) {
+    var pattern = text.split("\u2026").map(function (part) {
+      return pyEscape(part.replace(/\s+/g, " ")).replace(/\\ /g, "\\s+");
+    }).join("[^\\n]*?").trim();
+    pattern = pattern.replace(/^(?:\\s\+)+|(?:\\s\+)+$/g, "");
+    return check ? pattern + "(?=\\s|$|[,;'\\\"\\]])" : pattern;
+  }
+
+  /* The catalog as the site packs it (xlakb.sitegen.data.pack_triage) made into the rows `xlakb triage` reads. */
+  function unpack(d) {
+    var c = d.catalog;
+    if (!c || !c.packed) return d;
+    var places = c.places.map(function (p) { return { file: p[0], function: p[1], releases: p[2], callers: p[3] }; });
+    d.catalog = c.rows.map(function (r) {
+      var rel = c.releases[r[6]];
+      return { pattern: typeof r[0] === "string" ? r[0] : templatePattern(r[2], r[0] === 1), key: r[1], text: r[2],
+               literal: r[3], origins: c.origins[r[4]], places: r[5].map(function (i) { return places[i]; }),
+               releases: rel[0], release_list: rel[1], kinds: c.kinds[r[7]], sign: !!r[8], generic: r[9] };
+    });
+    return d;
+  }
+
+  var loads = {};
+
+  /* The data at `src` (assets/triage.json), unpacked: its gzipped copy where the browser can unzip (a fifth of the
+   * bytes), else the JSON itself. One load per page. */
+  function load(src) {
+    if (loads[src]) return loads[src];
+    function plain() {
+      return fetch(src).then(function (r) { if (!r.ok) throw new Error(src + ": " + r.status); return r.json(); });
+    }
+    var got = typeof DecompressionStream === "undefined" ? plain() : fetch(src + ".gz").then(function (r) {
+      if (!r.ok) throw new Error(src + ".gz: " + r.status);
+      return r.arrayBuffer();
+    }).then(function (buf) {
+      var head = new Uint8Array(buf, 0, 2);
+      if (head[0] !== 0x1f || head[1] !== 0x8b) return JSON.parse(new TextDecoder().decode(buf));  // unzipped on the way
+      return new Response(new Blob([buf]).stream().pipeThrough(new DecompressionStream("gzip"))).json();
+    }).catch(plain);
+    loads[src] = got.then(unpack);
+    loads[src].catch(function () { delete loads[src]; });
+    return loads[src];
+  }
+
+  /* The paste box: <form class="xlakb-triage" data-src="...triage.json" data-lang="en" data-records="../records/">.
+   * The answer is put below it, scrolled into view, announced (aria-live) and its heading focused; a click before the
+   * data has arrived says it is loading and is answered when it arrives. */
   function setup() {
     var form = document.querySelector("form.xlakb-triage");
     if (!form) return;
     var lang = form.dataset.lang || "en";
     var out = form.parentNode.querySelector(".xlakb-triage-result");
     var t = JSON.parse(form.querySelector("script.xlakb-triage-words").textContent);
-    var data = null;
-    fetch(form.dataset.src).then(function (r) { return r.json(); }).then(function (d) {
+    var data = null, failed = false, waiting = false;
+
+    function present(html, busy) {
+      out.innerHTML = '<h2 class="xlakb-triage-head" tabindex="-1">' + esc(t.answer) + "</h2>\n" + html;
+      out.setAttribute("aria-busy", busy ? "true" : "false");
+      out.hidden = false;
+      var head = out.querySelector(".xlakb-triage-head");
+      head.focus({ preventScroll: true });
+      head.scrollIntoView({ block: "start" });
+    }
+
+    function answer() {
+      waiting = false;
+      var text = form.querySelector("textarea").value;
+      var version = form.querySelector("input[name=torch_xla]").value.trim();
+      if (!text.trim()) { present('<p class="xlakb-triage-none">' + esc(t.empty) + "</p>"); return; }
+      if (failed) { present('<p class="xlakb-triage-failed">' + esc(t.failed) + "</p>"); return; }
+      if (!data) {
+        waiting = true;
+        present('<p class="xlakb-triage-loading">' + esc(t.loading) + "</p>", true);
+        return;
+      }
+      var res = triage(text, data, version || null);
+      global.xlakbLastTriage = res;
+      present(render(res, data, t, lang, form.dataset.records));
+    }
+
+    load(form.dataset.src).then(function (d) {
       data = d;
       form.dataset.ready = "1";
+      if (waiting) answer();
+    }, function () {
+      failed = true;
+      form.dataset.failed = "1";
+      if (waiting) answer();
     });
     form.addEventListener("submit", function (ev) {
       ev.preventDefault();
-      if (!data) return;
-      var text = form.querySelector("textarea").value;
-      var version = form.querySelector("input[name=torch_xla]").value.trim();
-      if (!text.trim()) { out.innerHTML = "<p>" + esc(t.empty) + "</p>"; return; }
-      var res = triage(text, data, version || null);
-      global.xlakbLastTriage = res;
-      out.innerHTML = render(res, data, t, lang, form.dataset.records);
+      answer();
     });
   }
 
@@ -620,6 +696,19 @@
     return "<li>" + esc(t.matched) + " " + esc(t.kinds[h.kind] || h.kind) + " <code>" + esc(what) + "</code> " +
       esc(t.at_line.replace("{n}", h.line)) + "<code>" + esc(h.excerpt) + "</code>" +
       (h.generic ? ' <span class="xlakb-generic">[' + esc(t.generic) + ": " + esc(reason(h.generic, t)) + "]</span>" : "") + "</li>";
+  }
+
+  /* The error the paste shows, in its own words: the first error line the record was matched by. */
+  function errorLine(m, t) {
+    var h = m.matched.filter(function (x) { return x.kind === "message" || x.kind === "check"; })[0];
+    return h ? '<p class="xlakb-triage-error"><strong>' + esc(t.your_error) + "</strong>" + t.gap + "<code>" + esc(h.excerpt) + "</code> " +
+      esc(t.line.replace("{n}", h.line)) + "</p>" : "";
+  }
+
+  /* The evidence with the record's patterns, folded: the answer leads with words, not regular expressions. */
+  function howMatched(m, t) {
+    return '<details class="xlakb-triage-how"><summary>' + esc(t.how_matched) + "</summary><ul>" +
+      m.matched.map(function (h) { return hitLine(h, t); }).join("") + "</ul></details>";
   }
 
   function render(res, data, t, lang, recordsHref) {
@@ -655,14 +744,16 @@
         '<span class="xlakb-badge xlakb-strength-' + esc(m.strength) + '">' + esc(t.strength[m.strength]) + "</span>" +
         (rec.kind === "limitation" ? ' <span class="xlakb-badge xlakb-limitation">' +
           esc(t.limitation.replace("{fixed_in}", rec.fixed_in || "")) + "</span>" : "") + "</h3>" +
-        "<ul>" + m.matched.map(function (h) { return hitLine(h, t); }).join("") + "</ul>" +
+        errorLine(m, t) +
+        (rec.summary ? '<p class="xlakb-triage-summary"><strong>' + esc(t.what_it_is) + "</strong>" + t.gap + md(rec.summary[lang]) + "</p>" : "") +
         '<p class="xlakb-triage-advice">' + md(adviceText(m.advice, m.id, data.advice[lang])) + "</p>" +
-        "<p><strong>" + esc(t.workaround) + "</strong> " + md(rec.workaround[lang]) + "</p></div>");
+        '<p class="xlakb-triage-workaround"><strong>' + esc(t.workaround) + "</strong>" + t.gap + md(rec.workaround[lang]) + "</p>" +
+        howMatched(m, t) + "</div>");
     });
     if (res.related.length) {
       html.push('<h3 class="xlakb-triage-related">' + esc(t.related) + "</h3><ul>" + res.related.map(function (m) {
-        return '<li data-id="' + esc(m.id) + '"><a href="' + esc(recordsHref + m.id + "/") + '">' + md(byId[m.id].title[lang]) + "</a><ul>" +
-          m.matched.map(function (h) { return hitLine(h, t); }).join("") + "</ul></li>";
+        return '<li data-id="' + esc(m.id) + '"><a href="' + esc(recordsHref + m.id + "/") + '">' + md(byId[m.id].title[lang]) + "</a>" +
+          howMatched(m, t) + "</li>";
       }).join("") + "</ul>");
     }
     if (res.origins.length) {
@@ -695,7 +786,7 @@
             (c.first_fixed ? " " + t.reported_first.replace("{release}", c.first_fixed) : "") : "";
           var recs = c.records.map(function (id) { return '<a href="' + esc(recordsHref + id + "/") + '">' + esc(id) + "</a>"; });
           return '<li data-issue="' + lead.number + '"><a href="' + esc(lead.url) + '" rel="noopener">#' + lead.number + "</a> " +
-            esc(lead.title) + " (" + esc(bits.join(t.sep)) + ")" +
+            esc(lead.title) + (lang === "zh" ? "（" + esc(bits.join(t.sep)) + "）" : " (" + esc(bits.join(t.sep)) + ")") +
             (h.line === null && (h.frames || []).length ? "<br>" + esc(t.reported_frames.replace("{frames}",
               h.frames.map(function (f) { return f.slice(f.indexOf(":") + 1); }).join(", "))) : "") +
             (others.length ? "<br>" + esc(t.reported_also) + " " + others.join(", ") : "") +
@@ -712,7 +803,7 @@
     return html.join("\n");
   }
 
-  global.xlakbTriage = { triage: triage, facts: facts, normalize: normalize, reportedLines: reportedLines };
+  global.xlakbTriage = { triage: triage, facts: facts, normalize: normalize, reportedLines: reportedLines, load: load };
   if (typeof document !== "undefined") {
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
     else setup();

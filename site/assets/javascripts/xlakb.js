@@ -1,4 +1,5 @@
-/* xlakb: filter the records table (home page) or the coverage heat map by status, component, tag and source.
+/* xlakb: filter the records table (home page) or the coverage heat map by status, component, tag and source;
+ * its release cells: one tab stop per table, a cell's detail on a tap.
  * The filters are mirrored in the address (?status=fixed&tag=spmd) so a filtered
  * view can be linked to. */
 (function () {
@@ -34,6 +35,7 @@
         row.hidden = !ok;
         if (ok && row.dataset.id) shown += 1;  // group headings (coverage) are not records
       });
+      table.dispatchEvent(new CustomEvent("xlakb:filtered"));
       if (count) {
         count.textContent = String(shown);
         var word = count.parentNode.querySelector(".xlakb-count-word");
@@ -50,9 +52,89 @@
     apply();
   }
 
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", setup);
-  } else {
+  /* The release cells of a table (the home table's strips, the heat map): one tab stop for the whole table, not one
+   * per cell (a roving tabindex: the arrow keys move between cells, Home and End to a row's ends), and a cell's
+   * detail shown on a tap, a click, Enter or Space, not on hover only. */
+  function cells(table) {
+    var rows = Array.prototype.filter.call(table.querySelectorAll("tbody tr"), function (r) { return !r.hidden; });
+    return rows.map(function (r) { return Array.prototype.slice.call(r.querySelectorAll(".xlakb-heat")); })
+      .filter(function (row) { return row.length; });
+  }
+
+  function roving(table) {
+    var all = table.querySelectorAll(".xlakb-heat");
+    if (!all.length) return;
+    Array.prototype.forEach.call(all, function (c) { c.tabIndex = -1; });
+
+    function current() {
+      var grid = cells(table);
+      if (!grid.length) return null;
+      var on = table.querySelector('.xlakb-heat[tabindex="0"]');
+      if (on && !on.closest("tr").hidden) return on;
+      grid[0][0].tabIndex = 0;
+      if (on && on !== grid[0][0]) on.tabIndex = -1;
+      return grid[0][0];
+    }
+    current();
+
+    function open(cell) {
+      Array.prototype.forEach.call(table.querySelectorAll(".xlakb-heat.xlakb-open"), function (c) {
+        if (c !== cell) c.classList.remove("xlakb-open");
+      });
+      if (cell) cell.classList.toggle("xlakb-open");
+    }
+
+    function move(cell) {
+      var on = table.querySelector('.xlakb-heat[tabindex="0"]');
+      if (on) on.tabIndex = -1;
+      cell.tabIndex = 0;
+      cell.focus();
+    }
+
+    table.addEventListener("click", function (ev) {
+      var cell = ev.target.closest(".xlakb-heat");
+      if (!cell || ev.target.closest("a")) return;
+      move(cell);
+      open(cell);
+    });
+    table.addEventListener("focusout", function (ev) {
+      if (!table.contains(ev.relatedTarget)) open(null);
+    });
+    table.addEventListener("keydown", function (ev) {
+      var cell = ev.target.closest && ev.target.closest(".xlakb-heat");
+      if (!cell) return;
+      var grid = cells(table), r = -1, c = -1;
+      grid.forEach(function (row, i) { var j = row.indexOf(cell); if (j !== -1) { r = i; c = j; } });
+      if (r === -1) return;
+      var to = null;
+      if (ev.key === "ArrowRight") to = grid[r][c + 1];
+      else if (ev.key === "ArrowLeft") to = grid[r][c - 1];
+      else if (ev.key === "ArrowDown") to = grid[r + 1] && grid[r + 1][Math.min(c, grid[r + 1].length - 1)];
+      else if (ev.key === "ArrowUp") to = grid[r - 1] && grid[r - 1][Math.min(c, grid[r - 1].length - 1)];
+      else if (ev.key === "Home") to = grid[r][0];
+      else if (ev.key === "End") to = grid[r][grid[r].length - 1];
+      else if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); open(cell); return; }
+      else if (ev.key === "Escape") { open(null); return; }
+      else return;
+      ev.preventDefault();
+      if (to) { open(null); move(to); }
+    });
+    // a filter hid the row of the cell that was the tab stop: the first cell shown takes its place
+    table.addEventListener("xlakb:filtered", current);
+  }
+
+  function setupCells() {
+    Array.prototype.forEach.call(document.querySelectorAll("table.xlakb-records"), roving);
+  }
+
+  function start() {
     setup();
+    setupCells();
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
   }
 })();

@@ -135,3 +135,46 @@ def load_results(root: Path) -> list[dict]:
                 raise XlakbError(f"{path}: figures[{i}] needs what (en, zh) and value")
         out.append(data)
     return out
+
+
+def pack_triage(data: dict) -> dict:
+    """The paste box's data (``assets/triage.json``) smaller on the wire: the message catalog, nine tenths of it,
+    as rows of values with its repeated parts (origins, places, release lists, kinds) listed once, and each
+    pattern left out where it is :func:`xlakb.catalog.template_pattern` of the row's text (1 or 0: whether the
+    check's lookahead ends it). site/assets/javascripts/triage.js (``unpack``) makes the same rows again."""
+    from ..catalog import PLACEHOLDER, template_pattern
+
+    tables: dict[str, list] = {"origins": [], "places": [], "releases": [], "kinds": []}
+    seen: dict[str, dict[str, int]] = {name: {} for name in tables}
+
+    def index(name: str, value: list) -> int:
+        key = json.dumps(value, ensure_ascii=False)
+        if key not in seen[name]:
+            seen[name][key] = len(tables[name])
+            tables[name].append(value)
+        return seen[name][key]
+
+    rows = []
+    for row in data["catalog"]:
+        template = row["text"].replace("…", PLACEHOLDER)
+        pattern: str | int = row["pattern"]
+        if pattern == template_pattern(template):
+            pattern = 0
+        elif pattern == template_pattern(template, "check"):  # 1 only where the lookahead was added
+            pattern = 1
+        places = [index("places", [p["file"], p["function"], p["releases"], p["callers"]]) for p in row["places"]]
+        rows.append(
+            [
+                pattern,
+                row["key"],
+                row["text"],
+                row["literal"],
+                index("origins", row["origins"]),
+                places,
+                index("releases", [row["releases"], row["release_list"]]),
+                index("kinds", row["kinds"]),
+                int(row["sign"]),
+                row["generic"],
+            ]
+        )
+    return {**data, "catalog": {"packed": 1, **tables, "rows": rows}}

@@ -200,9 +200,40 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
     out.extend(f"- {s.strip()}" for s in d["symptoms"][lang])
     out.append("")
 
+    out.append(f"## {t['root_cause']} {{ #root-cause }}\n")
+    out.append(d["root_cause"][lang].strip() + "\n")
+    out.append(f"## {t['versions']} {{ #versions }}\n")
+    v = d["versions"]
+    out.append(f"- {t['claimed_affected']}{t['colon']}{_md_code(v['affected'])}")
+    floor = range_text(rec, lang)
+    if floor:
+        out.append(f"- {floor}")
+    if v.get("fixed_in"):
+        out.append(f"- {t['fixed_in']}{t['colon']}{_md_code(v['fixed_in'])}")
+    if v.get("nightly_fixed"):
+        out.append(f"- {t['nightly_fixed']}{t['colon']}{_md_code(str(v['nightly_fixed']))}")
+    out.append("")
+    if v.get("notes"):
+        out.append(v["notes"][lang].strip() + "\n")
+
+    out.append(f"## {t['workaround']} {{ #workaround }}\n")
+    out.append(d["workaround"][lang].strip() + "\n")
+    verified = workaround_html(rec, lang)
+    if verified:
+        out.append(verified + "\n")
+
+    out.append(f"## {t['matrix']} {{ #matrix }}\n")
+    out.append(matrix_intro(rec, lang) + "\n")
+    if rec.measured.matrix and rec.measured.matrix["results"]:
+        # The table is data, not prose: the hooks put it in after indexing (see SOURCE_MARKER).
+        out.append(MATRIX_MARKER + "\n")
+
     from ..signatures import signatures_of
 
+    # what the paste box and the reproducer match are patterns (regular expressions), not words for people:
+    # folded under "How it was matched", after what the bug is, which release fixes it and how to work around it
     out.append(f"## {t['signatures']} {{ #signatures }}\n")
+    out.append(f'<details class="xlakb-matched" markdown="1">\n<summary>{escape(t["triage"]["how_matched"])}</summary>\n')
     evidence = signatures_of(d)
     if evidence:
         out.append(t["evidence_intro"] + "\n")
@@ -218,15 +249,7 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
         out.append("")
     out.append(t["signatures_intro"] + "\n")
     out.extend(f"- {_md_code(p)}" for p in dict.fromkeys(d["reproducer"]["signatures"]))
-    out.append("")
-
-    out.append(f"## {t['root_cause']} {{ #root-cause }}\n")
-    out.append(d["root_cause"][lang].strip() + "\n")
-    out.append(f"## {t['workaround']} {{ #workaround }}\n")
-    out.append(d["workaround"][lang].strip() + "\n")
-    verified = workaround_html(rec, lang)
-    if verified:
-        out.append(verified + "\n")
+    out.append("\n</details>\n")
 
     env = d["environment"]
     out.append(f"## {t['environment']} {{ #environment }}\n")
@@ -273,26 +296,6 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
         # it in place of SOURCE_MARKER after indexing (highlighted once for both languages).
         out.append(f"### {t['source']} {{ #source data-search-exclude }}\n")
         out.append(SOURCE_MARKER + "\n")
-
-    out.append(f"## {t['versions']} {{ #versions }}\n")
-    v = d["versions"]
-    out.append(f"- {t['claimed_affected']}{t['colon']}{_md_code(v['affected'])}")
-    floor = range_text(rec, lang)
-    if floor:
-        out.append(f"- {floor}")
-    if v.get("fixed_in"):
-        out.append(f"- {t['fixed_in']}{t['colon']}{_md_code(v['fixed_in'])}")
-    if v.get("nightly_fixed"):
-        out.append(f"- {t['nightly_fixed']}{t['colon']}{_md_code(str(v['nightly_fixed']))}")
-    out.append("")
-    if v.get("notes"):
-        out.append(v["notes"][lang].strip() + "\n")
-
-    out.append(f"## {t['matrix']} {{ #matrix }}\n")
-    out.append(matrix_intro(rec, lang) + "\n")
-    if rec.measured.matrix and rec.measured.matrix["results"]:
-        # The table is data, not prose: the hooks put it in after indexing (see SOURCE_MARKER).
-        out.append(MATRIX_MARKER + "\n")
 
     out.append(f"## {t['bisect']} {{ #bisect }}\n")
     if rec.measured.bisects:
@@ -479,10 +482,10 @@ def matrix_table(rec: SiteRecord, lang: str) -> str:
         for v in t["verdict"]
     )
     return (
-        f'<table class="xlakb-matrix" data-record="{escape(rec.id)}" data-search-exclude>\n'
+        f'<div class="xlakb-scroll"><table class="xlakb-matrix" data-record="{escape(rec.id)}" data-search-exclude>\n'
         f"<thead><tr><th>{t['th_release']}</th><th>{t['th_torch']}</th><th>{t['th_verdict']}</th>"
         f"<th>{escape(t['th_claim'])}</th><th>{escape(t['th_date'])}</th><th>{escape(t['th_detail'])}</th></tr></thead>"
-        f"<tbody>\n{chr(10).join(rows)}\n</tbody></table>\n"
+        f"<tbody>\n{chr(10).join(rows)}\n</tbody></table></div>\n"
         f'<p class="xlakb-legend">{escape(t["legend"])}{t["colon"]}{legend}</p>'
     )
 
@@ -686,9 +689,9 @@ def bisect_html(report: dict, repo: str, lang: str) -> str:
                 f"<tr>\n<td>{link}</td>\n<td>{pr}</td>\n<td>{escape(str(c.get('subject', '')))}</td>\n<td>{py}</td>\n</tr>"
             )
         parts.append(
-            f'<table class="xlakb-between"><caption>{escape(t["between"])}</caption>'
+            f'<div class="xlakb-scroll"><table class="xlakb-between"><caption>{escape(t["between"])}</caption>'
             f"<thead><tr><th>commit</th><th>PR</th><th></th><th>{escape(t['python_only'])}</th></tr></thead>"
-            f"<tbody>\n{chr(10).join(rows)}\n</tbody></table>"
+            f"<tbody>\n{chr(10).join(rows)}\n</tbody></table></div>"
         )
     parts.append("</div>")
     return "\n".join(parts)
@@ -736,6 +739,11 @@ def records_table(records: list[SiteRecord], lang: str, href) -> str:
     )
     rows = []
     releases = releases_shown(records)
+    # on a phone the table is a card per record (xlakb.css): each value says what it is
+    label = {
+        k: f' data-label="{escape(t[k] + t["colon"])}"'
+        for k in ("home_th_component", "home_th_tags", "home_th_affected", "home_th_fixed", "home_th_measured")
+    }
     for r in records:
         d = r.data
         m = r.measured.matrix
@@ -751,11 +759,11 @@ def records_table(records: list[SiteRecord], lang: str, href) -> str:
             f'data-component="{escape(d["component"])}" data-tags=" {escape(" ".join(d["tags"]))} ">'
             f'<td><a href="{escape(href(r.id))}">{_inline_md_code(escape(d["title"][lang]))}</a><br>{_code(r.id)}</td>'
             f"<td>{status_badge(d['status'], lang)}</td>"
-            f"<td>{_code(d['component'])}</td>"
-            f"<td>{tag_html}</td>"
-            f"<td>{_code(d['versions']['affected'])}</td>"
-            f"<td>{escape(d['versions'].get('fixed_in') or '—')}</td>"
-            f"<td>{measured}<br>{release_strip(r, lang, releases)}</td></tr>"
+            f"<td{label['home_th_component']}>{_code(d['component'])}</td>"
+            f"<td{label['home_th_tags']}>{tag_html}</td>"
+            f"<td{label['home_th_affected']}>{_code(d['versions']['affected'])}</td>"
+            f"<td{label['home_th_fixed']}>{escape(d['versions'].get('fixed_in') or '—')}</td>"
+            f"<td{label['home_th_measured']}>{measured}<br>{release_strip(r, lang, releases)}</td></tr>"
         )
     head = "".join(
         f"<th>{escape(t[k])}</th>"
@@ -769,7 +777,12 @@ def records_table(records: list[SiteRecord], lang: str, href) -> str:
             "home_th_measured",
         )
     )
-    return filters + "\n" + f'<table class="xlakb-records"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    return (
+        filters
+        + "\n"
+        + f'<div class="xlakb-scroll"><table class="xlakb-records xlakb-home"><thead><tr>{head}</tr></thead>'
+        + f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
 
 
 # -- coverage: every record on every release, as measured --------------------------------------
@@ -797,7 +810,7 @@ def _heat_cell(rec: SiteRecord, release: str, row: dict | None, lang: str, tag: 
     symbol, label = _verdict_words(verdict, lang)
     title = f"{release}{t['colon']}{label}"
     text = symbol if tag == "span" else f"{symbol} {t['short'].get(verdict, '')}".strip()
-    focus = ' tabindex="0" role="img"' if tag == "span" else ""
+    focus = ' role="img"' if tag == "span" else ""  # one tab stop per table, not per cell: xlakb.js (roving)
     return (
         f'<{tag} class="xlakb-heat xlakb-verdict-{escape(verdict)}" data-release="{escape(release)}" '
         f'data-verdict="{escape(verdict)}" title="{escape(title)}" aria-label="{escape(title)}"{focus}>{escape(text)}</{tag}>'
@@ -869,8 +882,9 @@ def coverage_table(records: list[SiteRecord], lang: str, href, *, component_href
         for v in t["verdict"]
     )
     return (
-        form + f'<table class="xlakb-records xlakb-coverage" data-search-exclude><thead><tr>{head}</tr></thead>'
-        f'<tbody>{"".join(rows)}</tbody></table>\n<p class="xlakb-legend">{escape(t["legend"])}{t["colon"]}{legend}</p>'
+        form
+        + f'<div class="xlakb-heatmap"><table class="xlakb-records xlakb-coverage" data-search-exclude><thead><tr>{head}</tr></thead>'
+        f'<tbody>{"".join(rows)}</tbody></table></div>\n<p class="xlakb-legend">{escape(t["legend"])}{t["colon"]}{legend}</p>'
     )
 
 
@@ -904,11 +918,34 @@ def triage_form(lang: str, data_src: str, records_href: str) -> str:
         f'<form class="xlakb-triage" data-lang="{lang}" data-src="{escape(data_src)}" data-records="{escape(records_href)}" '
         f"data-search-exclude>"
         f'<script type="application/json" class="xlakb-triage-words">{words}</script>'
-        f'<p><label>{escape(t["label"])}<br><textarea name="log" rows="14" placeholder="{escape(t["placeholder"])}"></textarea></label></p>'
-        f'<p><label>{escape(t["version"])} <input name="torch_xla" size="12" placeholder="X.Y.Z"></label> '
+        f'<p><label class="xlakb-triage-label">{escape(t["label"])}<br>'
+        f'<textarea name="log" rows="10" placeholder="{escape(t["placeholder"])}"></textarea></label></p>'
+        f'<p class="xlakb-triage-go"><label class="xlakb-triage-version">{escape(t["version"])} '
+        f'<input name="torch_xla" size="12" placeholder="X.Y.Z" autocomplete="off" spellcheck="false"></label> '
         f'<button type="submit" class="md-button md-button--primary">{escape(t["button"])}</button></p>'
         f'<p class="xlakb-triage-private">{escape(t["private"])}</p></form>'
-        f'<div class="xlakb-triage-result" data-search-exclude></div>'
+        # the answer: announced when it changes, its heading focused (site/assets/javascripts/triage.js)
+        f'<div class="xlakb-triage-result" aria-live="polite" data-search-exclude></div>'
+    )
+
+
+def not_found_page(lang: str, base: str) -> str:
+    """The 404 page's content in ``lang``: what happened, the paste box and a search of the records. Served at any
+    depth, so every address is from the site's root ``base`` (``/`` or the path of ``site_url``)."""
+    t = UI[lang]["not_found"]
+    prefix = "" if lang == "en" else f"{lang}/"
+    home = f"{base}{prefix}"
+    search = (
+        # Material opens its search with ?q= filled in (search.js adds the exact-text hits)
+        f'<form class="xlakb-404-search" role="search" action="{escape(home)}" method="get">'
+        f'<label>{escape(t["search"])} <input type="search" name="q" autocomplete="off"></label> '
+        f'<button type="submit" class="md-button">{escape(t["search_button"])}</button></form>'
+    )
+    return (
+        f"<h1>{escape(t['title'])}</h1>\n<p>{escape(t['text'])}</p>\n"
+        + triage_form(lang, f"{base}assets/triage.json", f"{home}records/")
+        + f"\n{search}\n"
+        + f'<p><a href="{escape(home)}">{escape(t["home"])}</a></p>'
     )
 
 
