@@ -1000,7 +1000,7 @@ SCRIPT_ONLY = {
 def script_opts(sp, *, settings: bool = False) -> None:
     """A script without a record: the file, what counts as bad, its environment (``settings``: the command has
     no settings source declaring --setting and --settings-file already)."""
-    from .runner import REGRESS
+    from .regress import REGRESS
 
     sp.add_argument(
         "--script",

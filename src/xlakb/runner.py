@@ -36,6 +36,7 @@ from .proc import RunResult
 from .progress import NullProgress, Progress
 from .published import scrub
 from .records import Record
+from .regress import REGRESS
 
 DEFAULT_PYTHON = "3.11"
 
@@ -45,12 +46,6 @@ class Verdict(str, enum.Enum):
     NOT_REPRODUCED = "not-reproduced"
     UNTESTABLE = "untestable"
     ERROR = "error"
-
-
-#: what makes a script's run bad (``--regress``): a non-zero exit (error), exit 0 (success: when did it start
-#: working), being killed by a signal such as a fatal check failure's abort (crash), ending without one
-#: (non-crash), running past its timeout (hang). Exit 125 is untestable under every rule, as for ``git bisect run``.
-REGRESS = ("error", "success", "crash", "non-crash", "hang")
 
 
 def classify(result: RunResult, signatures: list[str], regress: str | None = None) -> tuple[Verdict, str]:

@@ -439,7 +439,8 @@ def _load_generic() -> dict:
 
     import yaml
 
-    data = yaml.safe_load((resources.files("xlakb") / "data" / "triage_generic.yaml").read_text("utf-8"))
+    text = (resources.files("xlakb") / "data" / "triage_generic.yaml").read_text("utf-8")
+    data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # read at every start: the C loader
     return {
         "frames": [{"file": f["file"], "function": f.get("function", ""), "why": f["why"]} for f in data["frames"]],
         "messages": [dict(m) for m in data["messages"]],

@@ -72,11 +72,12 @@ IDENTIFIER = r"^.[A-Za-z_][\w.:]{0,60}.$"
 
 def _load_rules() -> dict:
     """The normalisation rules, with the reason for each (``data/normalise.yaml``)."""
-    from importlib import resources
+    from pathlib import Path
 
     import yaml
 
-    return yaml.safe_load((resources.files("xlakb") / "data" / "normalise.yaml").read_text("utf-8"))
+    text = (Path(__file__).resolve().parent.parent / "data" / "normalise.yaml").read_text("utf-8")
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # read at every start: the C loader
 
 
 RULES = _load_rules()
