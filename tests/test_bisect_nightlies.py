@@ -282,3 +282,44 @@ def test_narrow_goes_from_releases_to_nightlies_to_the_commit(kb, narrowing):
             end="2.6.1",
         )
     assert [r.source for r in err.value.reports] == ["releases"] and err.value.reports[0].probes_run == 0
+
+
+def test_a_script_narrows_from_releases_to_the_commit_like_a_record(kb, narrowing, tmp_path):
+    """`bisect --script --narrow` walks the same chain as a record (releases, then nightlies, then the commits
+    laid over them) and names the same PR; its report goes where --report says, never into bisect/."""
+    from fakewheels import FAKE_REPRODUCER
+
+    hist, house, server, served = narrowing
+    script = tmp_path / "repro.py"
+    script.write_text(FAKE_REPRODUCER)
+    report = tmp_path / "narrow.json"
+    r = cli(
+        kb,
+        "--script",
+        str(script),
+        "--match",
+        "unhashable type",
+        "--narrow",
+        "--start",
+        "2.5.0",
+        "--end",
+        "2.6.1",
+        "--repo",
+        str(hist.path),
+        "--runner",
+        "uv",
+        "--find-links",
+        str(house),
+        "--index-url",
+        "none",
+        "--torch-xla-url",
+        server.torch_xla_url,
+        "--torch-url",
+        server.torch_url,
+        "--report",
+        str(report),
+    )
+    assert "Cache sharding specs by list (#112)" in r.stdout, r.stdout[-2000:]
+    saved = report.read_text()
+    assert hist.sha[CULPRIT][:10] in saved and "112" in saved
+    assert not any((kb / "bisect").iterdir())  # a script's bisection is the user's, not a record's

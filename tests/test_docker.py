@@ -770,3 +770,21 @@ def test_env_list_and_prune_cover_docker_images(tmp_path, docker_env, docker_cli
         docker_client.images.get(prepared.location)  # still there
     assert backend.remove(prepared.key) is True and backend.remove(f"volume:{volume.name}") is True
     assert not [e for e in list_entries([backend])[0] if e.key in (prepared.key, f"volume:{volume.name}")]
+
+
+def test_a_script_runs_in_a_container_as_in_a_virtualenv(kb, wheelhouse, docker_env, capsys, tmp_path):
+    """`repro --script` in a container: a Python script and a shell script (carried as one self-contained file, run
+    with the environment's python first on PATH) get the verdicts they get in a virtualenv."""
+    from fakewheels import FAKE_REPRODUCER
+    from xlakb.cli import main
+
+    py = tmp_path / "repro.py"
+    py.write_text(FAKE_REPRODUCER)
+    sh = tmp_path / "check.sh"
+    sh.write_text("#!/bin/sh\npython -c 'import sys, torch_xla; sys.exit(1 if torch_xla.BUG == \"present\" else 0)'\n")
+    for script in (py, sh):
+        for version, verdict in (("2.5.1", "bad"), ("2.6.0", "good")):
+            common = ["--find-links", str(wheelhouse), "--index-url", "none", "--torch-xla", version]
+            assert main(["--root", str(kb), "repro", "--script", str(script), "--runner", "docker", *common]) == 0
+            out = capsys.readouterr().out
+            assert f"{script.name} on torch_xla {version}: {verdict}" in out, out
