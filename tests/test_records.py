@@ -462,3 +462,25 @@ def test_validate_names_a_signature_that_matches_more_than_its_bug(kb):
         lookalikes={"ids": ["one-bug"], "tells_apart": tells},
     )
     assert validate() == []
+
+
+def test_validate_names_a_backslash_before_a_backtick(kb):
+    """Markdown code cannot hold a backtick escaped with a backslash (the page showed a stray backtick): validate
+    names the field and says to use double backticks."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    from fakewheels import fake_record
+
+    path = fake_record(kb)
+    data = yaml.safe_load(path.read_text())
+    data["symptoms"]["en"] = ["raises `ValueError: \\`xs\\` is an empty PyTree`"]
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
+    r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "validate"], capture_output=True, text=True)
+    assert r.returncode == 1 and "symptoms.en: a backslash does not escape a backtick" in r.stdout, r.stdout
+    data["symptoms"]["en"] = ["raises ``ValueError: `xs` is an empty PyTree``"]
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
+    r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "validate"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout

@@ -382,6 +382,15 @@ def check_record(path: Path, data: dict, node: yaml.Node | None, root: Path) -> 
             add([key, "zh"], "the zh text has no Chinese in it")
     if len(data["symptoms"]["en"]) != len(data["symptoms"]["zh"]):
         add(["symptoms"], "en and zh list different numbers of symptoms")
+    for key in ("title", "summary", "root_cause", "workaround", "symptoms"):
+        for lang in ("en", "zh"):
+            texts = data[key][lang] if isinstance(data[key][lang], list) else [data[key][lang]]
+            if any("\\`" in t for t in texts):
+                add(
+                    [key, lang],
+                    "a backslash does not escape a backtick inside Markdown code: wrap code holding a backtick in "
+                    "double backticks (``ValueError: `xs` is empty``)",
+                )
     for loc, pattern in _patterns(data):
         try:
             re.compile(pattern)
