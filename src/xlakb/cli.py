@@ -553,6 +553,7 @@ def _upstream_table(root: Path, args) -> int:
     import json
 
     from .candidates.releases import all_releases
+    from .results import candidate_order
     from .upstream import store, table
 
     entries = table.load(root, all_releases())
@@ -581,7 +582,7 @@ def _upstream_table(root: Path, args) -> int:
         print(f"not in the table yet (stored, filed from {table.COVERS_FROM} on): {len(missing)}")
     for e in entries:
         if e.outcome == "reproduced":
-            runs = ", ".join(f"{r} {v}" for r, v in sorted(e.releases.items(), key=lambda kv: [int(x) for x in kv[0].split(".")]))
+            runs = ", ".join(f"{r} {v}" for r, v in sorted(e.releases.items(), key=lambda kv: candidate_order(kv[0])))
             print(f"  #{e.number} [{e.component}] {runs}" + (f" -> {e.record}" if e.record else ""))
     return 0
 

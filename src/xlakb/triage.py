@@ -1210,11 +1210,16 @@ def signatures_from_log(log: Log | str, catalog: CatalogIndex = EMPTY_CATALOG) -
     for m in re.finditer(r"\b(XLA_[A-Z0-9_]+|PJRT_[A-Z0-9_]+)=(\S+)", text):
         if m.group(1) not in ("PJRT_DEVICE",) and not any(s.get("env", {}).get("name") == m.group(1) for s in sigs):
             sigs.append({"env": {"name": m.group(1), "value": re.escape(m.group(2))}})
-    # an error an unrelated log shows too gates a match but is no evidence by itself: say so, as validate asks
+    return mark_shared(sigs)
+
+
+def mark_shared(sigs: list[dict]) -> list[dict]:
+    """New signatures with ``shared`` on each error an unrelated log shows too (``data/background``): it gates a
+    match but is no evidence by itself, and validate asks a record to say so."""
     background = [(name, facts(t).text) for name, t in background_logs()]
     for sig in sigs:
         kind = next(iter(sig))
-        if kind in ("message", "check"):
+        if kind in MESSAGE_KINDS:
             shown = next((name for name, t in background if _rx(sig[kind], re.M).search(t)), None)
             if shown:
                 sig["shared"] = f"also in an unrelated log ({shown}); only with the other signatures is it this bug"

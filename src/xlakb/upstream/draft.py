@@ -28,7 +28,9 @@ class Draft:
 def era_release(created_at: str | None, releases: dict[str, dict]) -> str:
     """The newest release on the index when a report was filed (the oldest one xlakb knows for older reports; the
     newest one when the report's date is not stored)."""
-    labels = sorted(releases, key=lambda v: [int(x) for x in v.split(".")])
+    from ..results import candidate_order
+
+    labels = sorted(releases, key=candidate_order)
     if not created_at:
         return labels[-1]
     out = labels[0]
@@ -42,7 +44,7 @@ def signatures_of_report(report) -> list[dict]:
     """Triage signatures from a stored report: its final error line, generalised (or as the message catalog knows
     it), its checks, and its guilty frames (Python frames as ``frame``, the innermost C++ one as ``check``); a line
     an unrelated log shows says so (``shared``)."""
-    from ..triage import _generalise, background_logs, facts
+    from ..triage import _generalise, mark_shared
 
     lines = report.error_lines()
     sigs: list[dict] = []
@@ -62,14 +64,7 @@ def signatures_of_report(report) -> list[dict]:
             path, function = f[3:].rsplit(":", 1)
             sigs.append({"frame": {"file": re.escape(Path(path).name), "function": re.escape(function)}})
             break
-    background = [(name, facts(t).text) for name, t in background_logs()]
-    for sig in sigs:
-        kind = next(iter(sig))
-        if kind in ("message", "check"):
-            shown = next((name for name, t in background if re.search(sig[kind], t, re.M)), None)
-            if shown:
-                sig["shared"] = f"also in an unrelated log ({shown}); only with the other signatures is it this bug"
-    return sigs
+    return mark_shared(sigs)
 
 
 def _yaml_str(text: str) -> str:

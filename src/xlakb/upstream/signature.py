@@ -236,7 +236,6 @@ def _strip_wrapper(line: str) -> str:
 
 _FRAME_RULES = RULES["frames"]
 _STACK_CPP = re.compile(_FRAME_RULES["cpp"])
-_STACK_PY = re.compile(PY_FRAME)
 _PY_PATH = re.compile(_FRAME_RULES["py_path"])
 _FRAME_SKIP = tuple(re.compile(s["pattern"]) for s in _FRAME_RULES["skip"])
 SPECIFIC_FRAME = int(_FRAME_RULES["specific"])
@@ -257,7 +256,7 @@ def guilty_frames(text: str) -> list[str]:
         if len(cpp) >= int(_FRAME_RULES["cpp_kept"]):
             break
     py: list[str] = []
-    for path, function in reversed(_STACK_PY.findall(text)):
+    for path, function in reversed(_PY_FRAME.findall(text)):
         m = _PY_PATH.search(path.replace("\\", "/"))
         if not m or _ENTRY_FRAME.match(function):
             continue

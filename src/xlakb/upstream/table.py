@@ -10,7 +10,6 @@ give. Library code: raises XlakbError, prints nothing.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -200,7 +199,3 @@ def funnel(entries: list[Entry]) -> list[tuple[str, int]]:
         ("differ between releases", sum(e.differs for e in entries)),
         ("proven by a record", sum(bool(e.record) for e in entries)),
     ]
-
-
-def by_component(entries: list[Entry]) -> Counter:
-    return Counter(e.component for e in entries if e.outcome == "reproduced")
