@@ -170,6 +170,47 @@ def main() -> int:
         f" {data['batch ray, 2 nodes']:.2f} s ({data['batch ray, 2 nodes'] / n:.3f} s a probe) |"
     )
     print(f"\nenvironments built while measuring: {data['new builds while measuring']} (must be 0)")
+    from results_io import figure, write
+
+    lat_l, lat_r = statistics.median(loc), statistics.median(ray)
+    figures = [
+        figure("Two-node Ray cluster of this machine, up in", "本机两节点 Ray 集群启动耗时", round(up, 1), "s"),
+        figure(
+            "One probe at a time, local executor (median)",
+            "逐个探测，本地执行器（中位数）",
+            round(lat_l, 3),
+            "s",
+            f"min {min(loc):.3f}, max {max(loc):.3f}; {n} probes of the fake reproducer",
+            f"最小 {min(loc):.3f}，最大 {max(loc):.3f}；假复现脚本探测 {n} 次",
+        ),
+        figure(
+            "One probe at a time, Ray executor (median)",
+            "逐个探测，Ray 执行器（中位数）",
+            round(lat_r, 3),
+            "s",
+            f"min {min(ray):.3f}, max {max(ray):.3f}",
+            f"最小 {min(ray):.3f}，最大 {max(ray):.3f}",
+        ),
+        figure(
+            "Per-probe overhead of Ray (median difference)", "Ray 每次探测的额外开销（中位数之差）", round(lat_r - lat_l, 3), "s"
+        ),
+        figure(f"Batch of {n} probes, local -j 1", f"{n} 次探测一批，本地 -j 1", round(data["batch local -j 1"], 2), "s"),
+        figure(f"Batch of {n} probes, local -j 2", f"{n} 次探测一批，本地 -j 2", round(data["batch local -j 2"], 2), "s"),
+        figure(f"Batch of {n} probes, Ray on 2 nodes", f"{n} 次探测一批，Ray 两节点", round(data["batch ray, 2 nodes"], 2), "s"),
+        figure(
+            "Environments built while measuring (must be 0)",
+            "测量期间新建的环境数（应为 0）",
+            data["new builds while measuring"],
+        ),
+    ]
+    path = write(
+        "ray",
+        "Ray executor: per-probe overhead",
+        "Ray 执行器：每次探测的开销",
+        f"python3 benchmarks/bench_ray.py --probes {n} --releases {len(versions)}",
+        figures,
+    )
+    print(f"written: {path.name}", file=sys.stderr)
     return 0
 
 

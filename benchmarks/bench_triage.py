@@ -154,6 +154,7 @@ def reported_scores() -> list[dict]:
             s[f"positives {group}"] += 1
             if first & want:
                 s[f"right {group}"] += 1
+                s["record first"] += bool(result.matches)
             elif first:
                 s["wrong first"] += 1
                 wrong.append(f"{e['file']}: {sorted(first)[:3]}")
@@ -167,7 +168,7 @@ def reported_scores() -> list[dict]:
     print(
         f"\nheld-out pastes of stored reports' bugs: {right} of {pos} named first "
         f"({s['right stack-only']} of {s['positives stack-only']} stack-only); wrong first: {s['wrong first']}; "
-        f"controls answered: {s['controls answered']} of {s['controls']}"
+        f"controls answered: {s['controls answered']} of {s['controls']}; a proven record first: {s['record first']}"
     )
     for w in wrong:
         print(f"    WRONG {w}")
@@ -182,6 +183,11 @@ def reported_scores() -> list[dict]:
         figure("held-out pastes of stored reports' bugs: first answer wrong", f"{zh}：首位答案错误", s["wrong first"]),
         figure(
             "held-out look-alike controls answered", "留出的相似对照被错误回答", f"{s['controls answered']} / {s['controls']}"
+        ),
+        figure(
+            "held-out pastes of stored reports' bugs: a proven record named first",
+            f"{zh}：首位是已验证的记录",
+            f"{s['record first']} / {pos}",
         ),
     ]
 

@@ -145,7 +145,50 @@ def main() -> int:
     print("\nwarm probe time by record, the slowest: " + ", ".join(f"{rid} {t:.0f} s" for rid, t in slow))
     for (rid, cand), c, w in differ:
         print(f"DIFFERENT {rid} on {cand}: cold {c}, warm {w}")
+    if cold and not differ:
+        keep_figures(args, len(records), len(cands), cold, warm, cold_wall, warm_wall, starts)
     return 1 if differ else 0
+
+
+def keep_figures(args, n_records, n_releases, cold, warm, cold_wall, warm_wall, starts) -> None:
+    """The figures of a run whose warm verdicts all equal the cold ones, kept for the measurements page."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from results_io import figure, write
+
+    median = lambda rs: sorted(r.duration_s for r in rs)[len(rs) // 2]  # noqa: E731
+    n = len(warm)
+    what = f"{n_records} records x {n_releases} releases = {n} probes each way, -j {args.jobs}"
+    what_zh = f"{n_records} 条记录 × {n_releases} 个版本 = 每种方式 {n} 次探测，-j {args.jobs}"
+    figures = [
+        figure(
+            "Cold batch (a new interpreter per probe), wall time",
+            "冷启动一批（每次探测新起解释器）总耗时",
+            round(cold_wall),
+            "s",
+            what,
+            what_zh,
+        ),
+        figure(
+            "Warm batch (forked from a server that imported torch_xla), wall time",
+            "热启动一批（从已导入 torch_xla 的服务进程分叉）总耗时",
+            round(warm_wall),
+            "s",
+            what,
+            what_zh,
+        ),
+        figure("Median probe, cold", "探测耗时中位数（冷启动）", round(median(cold), 2), "s"),
+        figure("Median probe, warm", "探测耗时中位数（热启动）", round(median(warm), 2), "s"),
+        figure("Warm probes that forked from a server", "从服务进程分叉的热探测", f"{starts} / {n}"),
+        figure("Warm verdicts equal to the cold ones", "热探测结论与冷探测相同", f"{n} / {n}"),
+    ]
+    command = "python3 benchmarks/bench_warm.py"
+    if args.records:
+        command += " --records " + " ".join(args.records)
+    if args.versions:
+        command += " --versions " + " ".join(args.versions)
+    command += f" -j {args.jobs}"
+    path = write("warm", "Warm probes against cold ones (real wheels)", "热探测与冷探测（真实 wheel）", command, figures)
+    print(f"written: {path.name}", file=sys.stderr)
 
 
 if __name__ == "__main__":
