@@ -21,14 +21,24 @@ KIND_PATTERNS = (
         "status",
         r"(?:Non-OK-status|Bad StatusOr access|(?<![A-Z_])(?:INVALID_ARGUMENT|INTERNAL|UNIMPLEMENTED|"
         r"RESOURCE_EXHAUSTED|FAILED_PRECONDITION|NOT_FOUND|UNAVAILABLE|ABORTED|OUT_OF_RANGE|"
-        r"DEADLINE_EXCEEDED|UNKNOWN)(?::| error:))\s*.*",
+        r"DEADLINE_EXCEEDED|UNKNOWN)(?::| error:)|"
+        # the same codes as TensorFlow-era XLA printed them (``Invalid argument: ...``), before absl's names:
+        # where a status begins (a line, after an exception's or log's prefix, "handling error ..."), never in prose
+        r"(?:^|(?<=: )|(?<=\] )|(?<=error ))(?:Invalid argument|Unimplemented|Resource exhausted|Failed precondition|Out of range|"
+        r"Deadline exceeded|Already exists|Permission denied|Data loss|Internal|Unavailable|Cancelled|Aborted|"
+        r"Not found|Unknown): (?=\S))\s*.*",
     ),
     (
         "lowering",
         r"(?:Error while lowering|Lowering (?:of )?\S+ (?:is )?not (?:supported|implemented)|"
         r"Unsupported XLA type)\b.*",
     ),
-    ("exception", r"(?:^|(?<=\s)|(?<=>))(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b:.*"),
+    # torch_xla's spawn prints a worker's error after the worker's device: ``Exception in device=TPU:3: ...``
+    (
+        "exception",
+        r"(?:^|(?<=\s)|(?<=>))(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b:.*|"
+        r"\bException in device=\S+: \S.*",
+    ),
     ("crash", r"(?:Segmentation fault|SIGSEGV|SIGABRT|Aborted \(core dumped\)|Fatal Python error:).*"),
 )
 LOG_PREFIX = (
