@@ -1036,7 +1036,7 @@ def reported_page(clusters: list, lang: str, href, limit: int = 100) -> str:
             meta.append(t["reported_where"] + t["colon"] + _md_code(c.location))
         if c.labels:
             labels = [_md_code(x) if lang == "zh" else x for x in c.labels[:4]]  # upstream's own words
-            meta.append(t["reported_labels"] + t["colon"] + ", ".join(labels))
+            meta.append(t["reported_labels"] + t["colon"] + ("、" if lang == "zh" else ", ").join(labels))
         if c.fixed_by:
             prs = ", ".join(f"[#{p}]({_gh('pytorch/xla', 'pull', p)})" for p in c.fixed_by)
             meta.append(t["reported_fixed"].format(prs=prs) + (_paren(c.first_fixed, lang) if c.first_fixed else ""))
