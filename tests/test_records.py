@@ -484,3 +484,42 @@ def test_validate_names_a_backslash_before_a_backtick(kb):
     path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
     r = subprocess.run([sys.executable, "-m", "xlakb", "--root", str(kb), "validate"], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout
+
+
+def test_english_prose_is_a_run_of_english_words_outside_code():
+    """xlakb.cjk.english_prose: four English words in a row (one in lower case) are a sentence; code, identifiers,
+    paths, versions, numbers and names are not, and a Chinese character ends a run."""
+    from xlakb.cjk import english_prose, english_prose_md
+
+    planted = "在 2.5.1 上报错。The copy kept the input's element type, so it fails."
+    assert english_prose(planted) == ["The copy kept the input's element type, so it fails"]
+    assert english_prose("日志为 Tensor is not an XLA tensor。") == ["Tensor is not an XLA tensor"]
+    for fine in (
+        "在 torch_xla 2.1 和 PyTorch/XLA 上，x.diagonal(dim1=-2, dim2=-1) 报 SIGABRT（退出码 134）",
+        "Google Cloud TPU VM 上的 StableHLO 导出",  # names: capitalised words only
+        "n, c, h, w 的顺序",  # single letters: variables, not words
+        "使用 XLA_USE_32BIT_LONG=1 与 --torch-xla 2.6.0 运行 xlakb repro",
+        "torch 2.5 与 torch_xla 2.5 配套",
+    ):
+        assert english_prose(fine) == [], fine
+    md = "报错 `Tensor is not an XLA tensor`，见 ``Fix `norm` data-type when using AMP`` 与 [上游](https://x.org/a b c d)"
+    assert english_prose_md(md) == []
+    assert english_prose_md("修复：PR #7878 “Fix `norm` data-type when using AMP”") == ["Fix   data-type when using AMP"]
+
+
+def test_validate_names_english_prose_in_a_zh_text(kb):
+    """``xlakb validate`` names the file, the field and the English run of a Chinese text; quoted as code, it passes."""
+    path = fake_record(kb)
+    data = yaml.safe_load(path.read_text("utf-8"))
+    data["symptoms"]["zh"] = ["进程退出时报 'Caught an exception when exiting the process'。"]
+    data["versions"]["notes"] = {"en": "Fixed by a PR.", "zh": "由 PR 修复，the fix landed in master。"}
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=200), "utf-8")
+    found = [str(p) for p in validate(kb)[1] if "English prose" in p.message]
+    assert len(found) == 2, found
+    assert found[0].startswith(f"{path.relative_to(kb)}:") and "symptoms.zh[0]" in found[0]
+    assert "'Caught an exception when exiting the process'" in found[0]
+    assert "versions.notes.zh" in found[1] and "'the fix landed in master'" in found[1]
+    data["symptoms"]["zh"] = ["进程退出时报 `Caught an exception when exiting the process`。"]
+    data["versions"]["notes"]["zh"] = "由 PR 修复，修复已合入 master。"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=200), "utf-8")
+    assert [p for p in validate(kb)[1] if "English prose" in p.message] == []

@@ -26,7 +26,7 @@ import yaml
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from .cjk import STRAY, join_zh
+from .cjk import STRAY, english_prose_md, join_zh
 from .errors import XlakbError
 from .glossary import variant_problems
 from .signatures import generic_only, parse_signature, portability_problem, signatures_of
@@ -517,6 +517,7 @@ def validate(root: Path, *, measured: bool = True, kinds: Iterable[str] = ALL_KI
         records.append(record)
         if measured:
             problems.extend(chinese_problems(rel, path))
+            problems.extend(english_prose_problems(rel, data, node))
             problems.extend(evidence_problems(rel, record, node))
     problems.extend(lookalike_problems(root, records))
     return records, problems
@@ -547,6 +548,39 @@ def chinese_problems(rel: Path, path: Path) -> list[Problem]:
         if m:
             out.append(Problem(rel, n, "", f"a space between two Chinese characters: {m.group(0)!r} (remove it)"))
         out.extend(Problem(rel, n, "", problem) for problem in variant_problems(line))
+    return out
+
+
+def _zh_texts(data, loc: list):
+    """(location, text) of every ``zh`` text of a record: any mapping's ``zh`` key, at any depth."""
+    if isinstance(data, dict):
+        for k, v in data.items():
+            if k == "zh":
+                for i, text in enumerate(v) if isinstance(v, list) else [(None, v)]:
+                    if isinstance(text, str):
+                        yield (loc + [k] + ([] if i is None else [i])), text
+            else:
+                yield from _zh_texts(v, loc + [k])
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            yield from _zh_texts(v, loc + [i])
+
+
+def english_prose_problems(rel: Path, data: dict, node: yaml.Node | None) -> list[Problem]:
+    """English sentences in a ``zh`` text (:func:`xlakb.cjk.english_prose_md`): a quoted error message or commit
+    subject is a literal, shown as `code`; a sentence of ours is written in Chinese."""
+    out = []
+    for loc, text in _zh_texts(data, []):
+        for run in english_prose_md(text):
+            out.append(
+                Problem(
+                    rel,
+                    _line_of(node, loc),
+                    _field(loc),
+                    f"English prose in a Chinese text: {run!r} (quote an error or a commit subject as `code`, "
+                    "write a sentence in Chinese)",
+                )
+            )
     return out
 
 

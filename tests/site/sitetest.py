@@ -56,8 +56,10 @@ def load(root: Path, rid: str) -> dict:
 
 
 def shown_title(title: str) -> str:
-    """A record title as the page shows it: Markdown code ticks rendered away."""
-    return title.replace("`", "")
+    """A record title as the page shows it: Markdown code ticks rendered away (a backtick inside ``a `b` c`` stays)."""
+    from xlakb.sitegen.render import _CODE_SPAN, _span_text
+
+    return _CODE_SPAN.sub(lambda m: _span_text(m.group(2)), title)
 
 
 def h1_text(page: str) -> str:
@@ -164,3 +166,70 @@ def regexes_outside_details(page: str) -> list[str]:
     parser = Codes()
     parser.feed(page)
     return parser.found
+
+
+# What a reader does not read as prose: code and what is not shown (<title> and the description are read apart)
+_NOT_PROSE = {"code", "pre", "kbd", "samp", "script", "style", "svg", "textarea", "template"}
+# Elements that end a sentence's run of words: blocks, cells, line breaks, form controls; and each tag of a tag list
+# (class md-tag, xlakb-tag: one identifier each, such as wrong-result; a list of them is no sentence)
+_BLOCK = {
+    *"p li td th tr div section article header footer nav main aside ul ol dl dt dd table thead tbody caption".split(),
+    *"h1 h2 h3 h4 h5 h6 br hr details summary label button select option form figure figcaption blockquote".split(),
+}
+
+
+def english_outside_code(page: str) -> list[str]:
+    """The English prose (:func:`xlakb.cjk.english_prose`) of a page (HTML): its visible text outside code,
+    pre, kbd, samp, script, style, svg and textarea, with the <title> and the meta description. Those two cannot
+    mark code, and the theme prints a record title and summary there as plain text: a run there counts unless the
+    page shows it inside a <code> (the same literal, marked as code in the <h1> or the summary)."""
+    from html.parser import HTMLParser
+
+    from xlakb.cjk import english_prose
+
+    class Text(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.stack: list[str] = []
+            self.body: list[str] = []
+            self.plain: list[str] = []  # <title>, the description
+            self.codes: list[str] = []
+            self.code: list[str] | None = None
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if tag == "meta" and a.get("name") == "description":
+                self.plain.append(a.get("content") or "")
+            item = any(c.endswith("-tag") for c in (a.get("class") or "").split())
+            if tag in _BLOCK or tag in _NOT_PROSE or item:
+                self.body.append(" ¦ ")
+            if tag in _VOID:
+                return
+            self.stack.append(tag + ("!" if item else ""))
+            if tag == "code" and self.code is None:
+                self.code = []
+
+        def handle_endtag(self, tag):
+            if tag in _BLOCK or tag in _NOT_PROSE or f"{tag}!" in self.stack[-1:]:
+                self.body.append(" ¦ ")
+            if tag in self.stack or f"{tag}!" in self.stack:
+                while self.stack and self.stack.pop().rstrip("!") != tag:
+                    pass
+            if tag == "code" and self.code is not None and "code" not in self.stack:
+                self.codes.append(" ".join("".join(self.code).split()))
+                self.code = None
+
+        def handle_data(self, data):
+            if self.code is not None:
+                self.code.append(data)
+            if "title" in self.stack:
+                self.plain.append(data)
+            elif not _NOT_PROSE & set(self.stack):
+                self.body.append(data)
+
+    parser = Text()
+    parser.feed(page)
+    found = english_prose("".join(parser.body))
+    for text in parser.plain:
+        found += [run for run in english_prose(text) if not any(" ".join(run.split()) in code for code in parser.codes)]
+    return found

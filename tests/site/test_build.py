@@ -22,6 +22,7 @@ from sitetest import (
     SCALAR,
     UNMEASURED,
     bisected_ids,
+    english_outside_code,
     h1_text,
     load,
     measured_ids,
@@ -640,6 +641,33 @@ def test_chinese_pages_have_full_width_punctuation_beside_chinese_and_no_machine
         found += [f"{page.relative_to(built)}: {prose[max(0, m.start() - 20) : m.end() + 20]!r}" for m in bad.finditer(prose)]
     assert found == []
     assert paths == []
+
+
+def test_chinese_pages_have_no_english_prose_outside_code(built):
+    """Every Chinese page of the built site, its <title> and description included: no English sentence (four English
+    words in a row, :func:`xlakb.cjk.english_prose`) outside code. A quoted error message, commit subject, issue
+    title or label is code (the reader searches for it word for word); a sentence of ours is in Chinese. <title>
+    and the description cannot mark code: there a run counts unless the page shows it as code (its <h1>)."""
+    found = []
+    pages = [p for p in sorted(built.rglob("*.html")) if p.relative_to(built).parts[:1] == ("zh",)]
+    assert len(pages) >= 40
+    for page in pages:
+        found += [f"{page.relative_to(built)}: {run!r}" for run in english_outside_code(read(page))]
+    assert found == []
+    # the check sees what it must: a sentence in the text, in an attribute-free title, in the description
+    page = read(built / "zh" / "records" / SCALAR / "index.html")
+    planted = page.replace("</h1>", "</h1><p>这一行 was written in English by mistake。</p>", 1)
+    assert english_outside_code(planted) == ["was written in English by mistake"]
+    assert english_outside_code(page.replace("<title>", "<title>报错 the fix landed in master ", 1)) == [
+        "the fix landed in master"
+    ]
+    assert english_outside_code(
+        page.replace('name="description" content="', 'name="description" content="It crashes on every release. ', 1)
+    ) == ["It crashes on every release"]
+    # ... and not what is code: the same sentence as code, names, numbers, a tag list
+    assert english_outside_code(page.replace("</h1>", "</h1><p>报 <code>was written in English by mistake</code></p>", 1)) == []
+    tags = " ".join(f'<span class="xlakb-tag">{t}</span>' for t in ("crash", "wrong-result", "spmd", "functionalization"))
+    assert english_outside_code(page.replace("</h1>", f"</h1><p>在 PyTorch/XLA 2.5.1 与 Cloud TPU v5e 上 {tags}</p>", 1)) == []
 
 
 def test_every_stored_confidence_reason_reads_in_chinese():

@@ -306,7 +306,45 @@ def on_post_page(output: str, page, config) -> str:
     lang = _lang(config)
     if lang == DEFAULT_LANG:
         return output
+    output = _code_in_plain_titles(_code_in_toc(output), lang)
+    output = _MADE_WITH.sub(lambda m: render.UI[lang]["made_with"].format(link=m.group(1)), output, 1)
     return _search_base(_html_lang(output, lang), get_relative_url(f"{lang}/", page.url))
+
+
+# the theme's footer line, in English whatever the page's language
+_MADE_WITH = re.compile(
+    r'Made with\s*(<a href="https://squidfunk\.github\.io/mkdocs-material/"[^>]*>\s*Material for MkDocs\s*</a>)'
+)
+_HEADING = re.compile(r'<h([1-6]) id="([^"]+)"[^>]*>(.*?)(?:<a class="headerlink"[^>]*>.*?</a>)?</h\1>', re.S)
+
+
+def _code_in_toc(output: str) -> str:
+    """The table of contents shows a heading as the heading does: the theme prints its text only, so a heading that
+    quotes an error (the reported page's) lost its code there; on a Chinese page that left English outside code."""
+    for m in _HEADING.finditer(output):
+        inner = m.group(3)
+        if "<code>" not in inner:
+            continue
+        link = re.compile(
+            rf'(<a href="#{re.escape(m.group(2))}" class="md-nav__link">\s*<span class="md-ellipsis">)\s*[^<]*?\s*(</span>)'
+        )
+        output = link.sub(lambda x, inner=inner: x.group(1) + inner.strip() + x.group(2), output)
+    return output
+
+
+def _code_in_plain_titles(output: str, lang: str) -> str:
+    """A record title as the theme prints it without markup (the header, the tags page, the navigation) shown with
+    its code, as the record page's <h1> shows it: a quoted error is code, not English prose on a Chinese page.
+    (<title> and the description cannot hold markup: they keep the plain text.)"""
+    titles = {}
+    for record in _state["by_id"].values():
+        title = record.data["title"][lang]
+        if "`" in title:
+            titles[render.plain(title)] = render._inline_md_code(html.escape(title, quote=False))
+    if not titles:
+        return output
+    pattern = re.compile(r"(>\s*)(" + "|".join(re.escape(t) for t in sorted(titles, key=len, reverse=True)) + r")(\s*<)")
+    return pattern.sub(lambda m: m.group(1) + titles[m.group(2)] + m.group(3), output)
 
 
 def _html_lang(output: str, lang: str) -> str:
@@ -357,6 +395,7 @@ def on_post_template(output: str, template_name: str, config) -> str:
     output = _html_lang(output, lang)
     if lang != DEFAULT_LANG:
         output = _search_base(output, root(lang))
+        output = _MADE_WITH.sub(lambda m: render.UI[lang]["made_with"].format(link=m.group(1)), output, 1)
     _state.setdefault("not_found", {})[lang] = output
     return output
 

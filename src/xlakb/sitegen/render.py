@@ -151,9 +151,25 @@ def front_matter(meta: dict) -> str:
     return "\n".join(lines)
 
 
+# a Markdown code span: a run of backticks, the code, the same run (``a `b` c`` holds a backtick)
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
+
+
+def _span_text(code: str) -> str:
+    """A code span's text: one space each side is padding when both are there (`` `x` ``)."""
+    return code[1:-1] if len(code) > 2 and code.startswith(" ") and code.endswith(" ") else code
+
+
 def plain(text: str) -> str:
     """Markdown text as plain text for <title> and descriptions: code ticks and emphasis stars go."""
-    return re.sub(r"\s+", " ", re.sub(r"`+|\*\*?", "", text)).strip()
+    text = _CODE_SPAN.sub(lambda m: _span_text(m.group(2)), text)
+    return re.sub(r"\s+", " ", re.sub(r"\*\*?", "", text)).strip()
+
+
+def _quoted(text: str, lang: str) -> str:
+    """Text quoted from upstream (an issue title, a commit subject, a label) in raw HTML: on a Chinese page it is
+    English the reader searches for word for word, shown as code; on an English page it reads as text."""
+    return _code(text) if lang == "zh" else escape(text)
 
 
 def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
@@ -167,7 +183,8 @@ def record_page(rec: SiteRecord, lang: str, contributing_href: str) -> str:
         front_matter(
             {
                 "title": plain(d["title"][lang]),
-                "description": plain(d["summary"][lang])[:300],
+                # the theme puts it in an attribute as it is: a quote in the summary (backend="openxla") ended it
+                "description": escape(plain(d["summary"][lang])[:300], quote=True),
                 "tags": list(d["tags"]),
             }
         )
@@ -510,8 +527,8 @@ def _detail(detail: str, lang: str) -> tuple[str, str]:
 
 
 def _inline_md_code(text: str) -> str:
-    """Turn `x` spans of an already escaped UI string into <code>."""
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+    """Turn `x` spans (and ``x `y` z`` ones) of an already escaped text into <code>."""
+    return _CODE_SPAN.sub(lambda m: f"<code>{_span_text(m.group(2))}</code>", text)
 
 
 def confidence_reason(reason: str, t: dict) -> str:
@@ -527,12 +544,19 @@ def confidence_reason(reason: str, t: dict) -> str:
     return reason
 
 
+def _reason_html(reason: str, t: dict, lang: str) -> str:
+    """A confidence reason in the page's language; one the engine wrote in a form ui.yaml does not know yet stays
+    in the engine's words, quoted as code on a Chinese page (the report's literal, not a sentence of the page)."""
+    said = confidence_reason(reason, t)
+    return _code(said) if lang == "zh" and said == reason else escape(said)
+
+
 def _confidence_item(report: dict, t: dict, lang: str = "en") -> str:
     conf = report.get("confidence")
     if not conf:
         return ""
     sep = "；" if lang == "zh" else "; "
-    reasons = sep.join(escape(confidence_reason(str(x), t)) for x in report.get("confidence_reasons", []))
+    reasons = sep.join(_reason_html(str(x), t, lang) for x in report.get("confidence_reasons", []))
     return (
         f"<li>{escape(t['confidence'])}{t['colon']}<strong>{escape(t['confidence_names'].get(conf, conf))}</strong>"
         + (_paren(reasons, lang) if reasons else "")
@@ -686,7 +710,7 @@ def bisect_html(report: dict, repo: str, lang: str) -> str:
             pr = _a(c.get("pr_url") or _gh(repo, "pull", c["pr"]), f"#{c['pr']}") if c.get("pr") else ""
             py = "✓" if c.get("python_only") else ""
             rows.append(
-                f"<tr>\n<td>{link}</td>\n<td>{pr}</td>\n<td>{escape(str(c.get('subject', '')))}</td>\n<td>{py}</td>\n</tr>"
+                f"<tr>\n<td>{link}</td>\n<td>{pr}</td>\n<td>{_quoted(str(c.get('subject', '')), lang)}</td>\n<td>{py}</td>\n</tr>"
             )
         parts.append(
             f'<div class="xlakb-scroll"><table class="xlakb-between"><caption>{escape(t["between"])}</caption>'
@@ -1011,7 +1035,8 @@ def reported_page(clusters: list, lang: str, href, limit: int = 100) -> str:
         if c.location:
             meta.append(t["reported_where"] + t["colon"] + _md_code(c.location))
         if c.labels:
-            meta.append(t["reported_labels"] + t["colon"] + ", ".join(c.labels[:4]))
+            labels = [_md_code(x) if lang == "zh" else x for x in c.labels[:4]]  # upstream's own words
+            meta.append(t["reported_labels"] + t["colon"] + ("、" if lang == "zh" else ", ").join(labels))
         if c.fixed_by:
             prs = ", ".join(f"[#{p}]({_gh('pytorch/xla', 'pull', p)})" for p in c.fixed_by)
             meta.append(t["reported_fixed"].format(prs=prs) + (_paren(c.first_fixed, lang) if c.first_fixed else ""))
@@ -1019,7 +1044,7 @@ def reported_page(clusters: list, lang: str, href, limit: int = 100) -> str:
         for r in sorted(c.issues, key=lambda r: r.number, reverse=True)[:10]:
             state = t["reported_state"][r.state]
             out.append(
-                f"- [#{r.number}]({r.url}) {escape(r.title)}"
+                f"- [#{r.number}]({r.url}) {_md_code(r.title) if lang == 'zh' else escape(r.title)}"
                 + _paren(f"{state}{t['list_sep'] + r.created_at if r.created_at else ''}", lang)
             )
         if len(c.issues) > 10:
