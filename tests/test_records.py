@@ -362,6 +362,9 @@ def test_nothing_committed_names_a_path_of_the_machine_it_was_measured_on():
         == "from '<site-packages>/_XLAC.so'"
     )
     assert command(["bisect", "r", "--repo", "/home/me/xla", "--start=/abs/start"]) == "bisect r --repo ../xla --start=start"
+    assert (
+        scrub('File "/home/me/kb/reproducers/x.py", line 3', Path("/home/me/kb")) == 'File "reproducers/x.py", line 3'
+    )  # the repository a reproducer ran from: its own path, relative
 
 
 # -- a hostile record cannot stall the tools ---------------------------------------------------------------

@@ -6,6 +6,7 @@ comment, an issue deleted while being read)."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -732,3 +733,44 @@ def test_the_reproducibility_table_is_data_checked_and_gives_the_funnel(kb, tmp_
         assert main(["--root", str(kb), "validate"]) == 1
         out = capsys.readouterr().out
         assert "upstream/reproducibility.yaml" in out and words in out, out
+
+
+def says_what_failed(line: dict) -> bool:
+    """Whether a stored error line can be evidence of one bug: not a crash's consequence (``Segmentation
+    fault``, a signal handler's line) and, besides the exception's name and placeholders, at least three words
+    (a user's own ``AssertionError: out=tensor([[0.62, ...`` says what was compared, not what failed)."""
+    from xlakb.upstream.signature import CONSEQUENCE
+
+    words = re.sub(r"<\w+>|^\S*(?:Error|Exception)\b:?", " ", line["signature"])
+    return not re.search(CONSEQUENCE, line["line"].lstrip("* ")) and len(re.findall(r"[A-Za-z]{3,}", words)) >= 3
+
+
+def test_a_report_a_record_proves_gets_that_record_from_its_own_error_lines():
+    """Triage follows the records: the error lines stored for a report that a record names (its
+    ``upstream.issues``) give that record, first among the matches (or after a declared look-alike of it), or
+    listed as related when every line the report shows is generic (a bare ``Check failed: xtensor``, a
+    Python ``TypeError``). Read from the repository's own records and store, so a new record must pass it."""
+    from xlakb.knowledge import export
+    from xlakb.records import load_records
+    from xlakb.triage import engine, log_from_text, triage
+
+    root = Path(__file__).resolve().parent.parent
+    records, catalog = engine(export(root))
+    reports = store.load(root)
+    checked, wrong = 0, []
+    for record in load_records(root):
+        alike = set(record.data.get("lookalikes", {}).get("ids", []))
+        for number in record.data["upstream"].get("issues", []):
+            report = reports.get(number)
+            if report is None or not any(says_what_failed(e) for e in report.errors):
+                continue
+            checked += 1
+            result = triage(log_from_text("\n".join(e["line"] for e in report.errors), f"#{number}"), records, catalog=catalog)
+            ids = [m.id for m in result.matches]
+            if record.id in ids:
+                if ids[0] != record.id and ids[0] not in alike:
+                    wrong.append(f"#{number}: {record.id} is listed after {ids[0]}")
+            elif record.id not in [m.id for m in result.related]:
+                wrong.append(f"#{number}: {record.id} is neither matched nor related (got {ids[:3]})")
+    assert checked >= 15
+    assert not wrong, wrong

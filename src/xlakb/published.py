@@ -26,10 +26,14 @@ MACHINE_PATH = re.compile(
 PLACEHOLDERS = {"--repo": "../xla"}
 
 
-def scrub(text: str) -> str:
-    """``text`` with installed packages' paths as ``<site-packages>`` and the home folder as ``~``."""
+def scrub(text: str, root: Path | None = None) -> str:
+    """``text`` with installed packages' paths as ``<site-packages>``, paths under ``root`` (the repository a
+    reproducer ran from) relative to it, and the home folder as ``~``."""
     if not text:
         return text
+    if root is not None:
+        for base in {str(root), str(Path(root).resolve())}:
+            text = text.replace(base.rstrip(os.sep) + os.sep, "")
     text = SITE_PACKAGES.sub("<site-packages>", text)
     home = str(Path.home())
     if len(home) > 1:

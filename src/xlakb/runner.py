@@ -432,7 +432,7 @@ def probe(
         if cap is not None and float(prepared.info.get("built_at") or 0) >= asked:  # a new environment: keep the cap
             enforce_cap(backend, cap, keep=keys, progress=progress)
     verdict, detail = classify(result, record.signatures, record.regress)
-    detail = scrub(detail)  # kept in matrices and reports: no path of this machine
+    detail = scrub(detail, record.root)  # kept in matrices and reports: no path of this machine
     probe_result = ProbeResult(
         record=record.id,
         candidate=candidate.label,
@@ -495,7 +495,7 @@ def error_result(record: Record, candidate: Candidate, runner: str, detail: str)
         candidate.torch_xla,
         candidate.torch,
         Verdict.ERROR,
-        scrub(detail),
+        scrub(detail, record.root),
         None,
         0.0,
         _now(),
