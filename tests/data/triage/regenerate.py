@@ -39,6 +39,8 @@ ENV_PATH = re.compile(r"/[^\s\"']*/envs/(?:uv|docker)/[0-9a-f]{20}/venv/lib/(pyt
 #: the measuring machine's interpreter: the environment's python and the standard library it came from
 ENV_PYTHON = re.compile(r"/[^\s\"']*/envs/(?:uv|docker)/[0-9a-f]{20}/venv/bin/python3?")
 STDLIB_PATH = re.compile(r"/[^\s\"']*/versions/[\d.]+/lib/(python3\.\d+)/")
+#: the checkout the reproducer ran from (this one, or another worktree of it): a user's own folder
+REPRO_DIR = re.compile(r"/[^\s\"']*/reproducers/")
 
 
 def machine_neutral(line: str) -> str:
@@ -50,7 +52,7 @@ def machine_neutral(line: str) -> str:
 
 def trim(text: str) -> str:
     lines = [machine_neutral(ln) for ln in text.splitlines() if not NOISE.search(ln)]
-    lines = [ln.replace(str(REPO) + "/reproducers/", "/home/user/") for ln in lines]
+    lines = [REPRO_DIR.sub("/home/user/", ln) for ln in lines]
     return "\n".join(lines[-160:]) + "\n"
 
 
