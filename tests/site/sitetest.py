@@ -125,8 +125,9 @@ def chinese_query(indexes: dict, root: Path, rid: str) -> str:
     return distinctive_word(index, f"records/{rid}/", words)
 
 
-# What only a regular expression has: an escaped character (\. \( \s \|), a group option, .* .+ or [^.
-REGEX = re.compile(r"\\[.()\[\]{}|*+?sdwSbB]|\(\?[:=!<]|\.\*|\.\+|\[\^")
+#: what only a pattern holds: an escape, a group flag, ``.*``/``.+`` joined to what follows (``torch.* op``, a
+#: message's glob-like words, is text), a negated class
+REGEX = re.compile(r"\\[.()\[\]{}|*+?sdwSbB]|\(\?[:=!<]|\.\*(?=\S|$)|\.\+(?=\S|$)|\[\^")
 _VOID = {"br", "img", "input", "meta", "link", "hr", "wbr", "source", "col", "area", "base", "embed", "param", "track"}
 
 

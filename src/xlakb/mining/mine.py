@@ -546,7 +546,7 @@ def record_for(m: Mined, reproduced: list[str]) -> dict:
         "source": "mined",
         "title": {
             "en": f"{subject} (upstream test {m.test.split('.')[-1]} fails before {pr})",
-            "zh": f"{subject}（上游测试 {m.test.split('.')[-1]} 在 {pr} 之前失败）",
+            "zh": f"{_code(subject)}（上游测试 {m.test.split('.')[-1]} 在 {pr} 之前失败）",
         },
         "summary": {
             "en": (
@@ -555,18 +555,18 @@ def record_for(m: Mined, reproduced: list[str]) -> dict:
                 f"release wheels. The failure before the fix: {shown}"
             ),
             "zh": (
-                f"{pr}（“{subject}”）新增或修改了 {m.path} 中的上游回归测试 {m.test}。在 CPU 上用发布的 wheel "
-                f"实测：它在 torch_xla {span_zh} 上失败，从 {m.fixed_in} 起通过。修复前的失败信息：{shown}"
+                f"{pr}（{_code(subject)}）新增或修改了 {m.path} 中的上游回归测试 {m.test}。在 CPU 上用发布的 wheel "
+                f"实测：它在 torch_xla {span_zh} 上失败，从 {m.fixed_in} 起通过。修复前的失败信息：{_code(shown)}"
             ),
         },
-        "symptoms": {"en": [f"{m.test} fails: {shown}"], "zh": [f"{m.test} 失败：{shown}"]},
+        "symptoms": {"en": [f"{m.test} fails: {shown}"], "zh": [f"{m.test} 失败：{_code(shown)}"]},
         "root_cause": {
             "en": (
                 f'Not yet written up by a person. The fix is {pr}, "{subject}"; its diff shows the cause. This '
                 f"record was mined from that fix and its test by xlakb mine."
             ),
             "zh": (
-                f"尚无人撰写详细分析。修复是 {pr}（“{subject}”），其改动说明了原因。本记录由 xlakb mine 从该修复及其"
+                f"尚无人撰写详细分析。修复是 {pr}（{_code(subject)}），其改动说明了原因。本记录由 xlakb mine 从该修复及其"
                 f"测试自动挖掘而来。"
             ),
         },
@@ -589,6 +589,17 @@ def record_for(m: Mined, reproduced: list[str]) -> dict:
         },
     }
     return data
+
+
+def _code(text: str) -> str:
+    """``text`` as Markdown code: an upstream subject or a test's failure quoted on a Chinese page is a literal
+    the reader searches for, not an English sentence of ours."""
+    text = " ".join(text.split())
+    if not text:
+        return text
+    fence = "``" if "`" in text else "`"
+    pad = " " if fence == "``" else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def triage_signatures(log: str) -> list[dict]:
