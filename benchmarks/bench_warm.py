@@ -152,7 +152,6 @@ def main() -> int:
 
 def keep_figures(args, n_records, n_releases, cold, warm, cold_wall, warm_wall, starts) -> None:
     """The figures of a run whose warm verdicts all equal the cold ones, kept for the measurements page."""
-    sys.path.insert(0, str(REPO / "benchmarks"))
     from results_io import figure, write
 
     median = lambda rs: sorted(r.duration_s for r in rs)[len(rs) // 2]  # noqa: E731

@@ -41,6 +41,15 @@ def scrub(text: str, root: Path | None = None) -> str:
     return text
 
 
+def md_code(text: str) -> str:
+    """``text`` as inline Markdown code that survives backticks inside it: a literal a reader searches for (an
+    error, an upstream subject) quoted in a record or on a page."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
 def command(argv: list[str]) -> str:
     """The command line ``argv`` as a reader can run it: an absolute path given to an option becomes its
     placeholder (``--repo ../xla``) or its file name."""

@@ -29,7 +29,7 @@ from packaging.version import Version
 
 from ..errors import XlakbError
 from ..progress import NullProgress, Progress
-from ..published import scrub
+from ..published import md_code, scrub
 from ..records import Record
 from ..triage import signatures_from_log
 from . import history, runscript, triggers
@@ -592,14 +592,10 @@ def record_for(m: Mined, reproduced: list[str]) -> dict:
 
 
 def _code(text: str) -> str:
-    """``text`` as Markdown code: an upstream subject or a test's failure quoted on a Chinese page is a literal
-    the reader searches for, not an English sentence of ours."""
+    """An upstream subject or a test's failure quoted on a Chinese page, on one line: a literal the reader
+    searches for, not an English sentence of ours."""
     text = " ".join(text.split())
-    if not text:
-        return text
-    fence = "``" if "`" in text else "`"
-    pad = " " if fence == "``" else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+    return md_code(text) if text else text
 
 
 def triage_signatures(log: str) -> list[dict]:

@@ -124,6 +124,7 @@ def on_config(config):
         _state["sources"] = {}
         _state["markdown"] = None
         _state["not_found"] = {}
+        _state["plain_titles"] = {}
     return config
 
 
@@ -306,8 +307,7 @@ def on_post_page(output: str, page, config) -> str:
     lang = _lang(config)
     if lang == DEFAULT_LANG:
         return output
-    output = _code_in_plain_titles(_code_in_toc(output), lang)
-    output = _MADE_WITH.sub(lambda m: render.UI[lang]["made_with"].format(link=m.group(1)), output, 1)
+    output = _made_with(_code_in_plain_titles(_code_in_toc(output), lang), lang)
     return _search_base(_html_lang(output, lang), get_relative_url(f"{lang}/", page.url))
 
 
@@ -315,6 +315,12 @@ def on_post_page(output: str, page, config) -> str:
 _MADE_WITH = re.compile(
     r'Made with\s*(<a href="https://squidfunk\.github\.io/mkdocs-material/"[^>]*>\s*Material for MkDocs\s*</a>)'
 )
+
+
+def _made_with(output: str, lang: str) -> str:
+    return _MADE_WITH.sub(lambda m: render.UI[lang]["made_with"].format(link=m.group(1)), output, 1)
+
+
 _HEADING = re.compile(r'<h([1-6]) id="([^"]+)"[^>]*>(.*?)(?:<a class="headerlink"[^>]*>.*?</a>)?</h\1>', re.S)
 
 
@@ -336,14 +342,17 @@ def _code_in_plain_titles(output: str, lang: str) -> str:
     """A record title as the theme prints it without markup (the header, the tags page, the navigation) shown with
     its code, as the record page's <h1> shows it: a quoted error is code, not English prose on a Chinese page.
     (<title> and the description cannot hold markup: they keep the plain text.)"""
-    titles = {}
-    for record in _state["by_id"].values():
-        title = record.data["title"][lang]
-        if "`" in title:
-            titles[render.plain(title)] = render._inline_md_code(html.escape(title, quote=False))
-    if not titles:
+    if lang not in _state["plain_titles"]:  # the same for every page of a build: made once
+        titles = {}
+        for record in _state["by_id"].values():
+            title = record.data["title"][lang]
+            if "`" in title:
+                titles[render.plain(title)] = render._inline_md_code(html.escape(title, quote=False))
+        alternatives = "|".join(re.escape(t) for t in sorted(titles, key=len, reverse=True))
+        _state["plain_titles"][lang] = (titles, re.compile(r"(>\s*)(" + alternatives + r")(\s*<)") if titles else None)
+    titles, pattern = _state["plain_titles"][lang]
+    if pattern is None:
         return output
-    pattern = re.compile(r"(>\s*)(" + "|".join(re.escape(t) for t in sorted(titles, key=len, reverse=True)) + r")(\s*<)")
     return pattern.sub(lambda m: m.group(1) + titles[m.group(2)] + m.group(3), output)
 
 
@@ -395,7 +404,7 @@ def on_post_template(output: str, template_name: str, config) -> str:
     output = _html_lang(output, lang)
     if lang != DEFAULT_LANG:
         output = _search_base(output, root(lang))
-        output = _MADE_WITH.sub(lambda m: render.UI[lang]["made_with"].format(link=m.group(1)), output, 1)
+        output = _made_with(output, lang)
     _state.setdefault("not_found", {})[lang] = output
     return output
 

@@ -13,6 +13,7 @@ from functools import lru_cache
 from html import escape
 
 from ..errors import XlakbError
+from ..published import md_code as _md_code
 from ..records import claim
 from ..results import candidate_order
 from ..words import ui
@@ -50,14 +51,6 @@ def source_block(rec: SiteRecord) -> str:
 def _code(text: str) -> str:
     """Inline code in raw HTML."""
     return f"<code>{escape(text)}</code>"
-
-
-def _md_code(text: str) -> str:
-    """Inline code in Markdown that survives backticks inside ``text``."""
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    ticks = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
 def _date(stamp: str | None) -> str:
