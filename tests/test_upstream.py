@@ -69,6 +69,32 @@ def test_look_alikes_from_different_places_stay_apart():
     assert normalise("ValueError: could not find 'my run 7/ckpt 3'") == "ValueError: could not find <name>"
 
 
+def test_a_message_printed_without_its_type_or_under_another_matches_its_report():
+    """Spawn prints a worker's error after its device and without the exception's type; a user retypes a title
+    without it; a release raises the same message as another class. The message is the error: each matches the
+    stored report (inexactly, after a report with the same type). A message that says too little without its
+    type matches nothing by message alone."""
+    stored = store.Report(
+        1,
+        "t",
+        "open",
+        "u",
+        errors=[e.__dict__ for e in error_lines("RuntimeError: Expected all replicas to use one mesh shape, got 3 and 5")],
+    )
+    other = store.Report(2, "t", "open", "u", errors=[e.__dict__ for e in error_lines("RuntimeError: got 3 and 5")])
+    clusters = index.build({1: stored, 2: other})
+    for paste in (
+        "Exception in device=CPU:2: Expected all replicas to use one mesh shape, got 2 and 4",
+        "ValueError: Expected all replicas to use one mesh shape, got 2 and 4",
+    ):
+        hits = index.match(paste, clusters)
+        assert [h.cluster.issues[0].number for h in hits] == [1] and not hits[0].exact, paste
+    assert [h.exact for h in index.match("RuntimeError: Expected all replicas to use one mesh shape, got 2 and 4", clusters)] == [
+        True
+    ]
+    assert index.match("Exception in device=CPU:0: got 7 and 9", clusters) == []
+
+
 PASTED = Path(__file__).parent / "data" / "triage" / "pasted"
 
 

@@ -405,7 +405,7 @@
       pyFrame: new RegExp(r.py_frame, "g"), helperSource: new RegExp(r.helper_source),
       helperFrame: new RegExp(r.helper_frame), entryFrame: new RegExp(r.entry_frame),
       identifier: new RegExp(r.identifier), span: new RegExp(r.code_span, "g"),
-      consequence: new RegExp(r.consequence),
+      consequence: new RegExp(r.consequence), exceptionType: new RegExp(r.exception_type), minMessage: r.min_message,
       stackCpp: new RegExp(r.frames.cpp, "g"), pyPath: new RegExp(r.frames.py_path),
       frameSkip: r.frames.skip.map(function (p) { return new RegExp(p); }),
       cppKept: r.frames.cpp_kept, pyKept: r.frames.py_kept, specific: r.frames.specific,
@@ -533,24 +533,36 @@
     return scored.map(function (t) { return { cluster: t[1], line: null, exact: false, frames: t[2] }; });
   }
 
+  /* A signature without its exception type, or "" when the rest says too little (signature.py message_of). */
+  function messageOf(signature, C) {
+    var message = signature.replace(C.exceptionType, "");
+    return Array.from(message.replace(/<\w+>|\s/g, "")).length >= C.minMessage ? message : "";
+  }
+
   /* The upstream clusters a paste matches, best first (as xlakb.upstream.index.match). */
   function reported(text, data) {
     var U = data.upstream;
     if (!U || !U.clusters.length) return [];
-    var bySig = {};
-    U.clusters.forEach(function (c) { (bySig[c.signature] = bySig[c.signature] || []).push(c); });
-    var out = [], seen = {}, C = reportedRules(U);
+    var bySig = {}, byMessage = {}, C = reportedRules(U);
+    U.clusters.forEach(function (c) {
+      (bySig[c.signature] = bySig[c.signature] || []).push(c);
+      var m = messageOf(c.signature, C);
+      if (m) (byMessage[m] = byMessage[m] || []).push(c);
+    });
+    var out = [], seen = {};
     // a fatal signal with no guilty place is the crash's consequence: the error it came of is the title
     var lines = reportedLines(text, U);
     var consequence = function (e) { return !e.location && C.consequence.test(e.signature); };
     if (lines.some(function (e) { return !consequence(e); })) lines = lines.filter(function (e) { return !consequence(e); });
     lines.forEach(function (e) {
-      (bySig[e.signature] || []).forEach(function (c) {
+      var same = bySig[e.signature] || [], message = messageOf(e.signature, C);
+      var other = message ? (byMessage[message] || []).filter(function (c) { return same.indexOf(c) === -1; }) : [];
+      same.concat(other).forEach(function (c) {
         var specific = e.location && e.location !== e.helper;
         if (specific && c.location && c.location !== (c.helper || "") && e.location !== c.location) return;
         if (seen[c.key]) return;
         seen[c.key] = true;
-        out.push({ cluster: c, line: e.line, exact: e.location === c.location, frames: [] });
+        out.push({ cluster: c, line: e.line, exact: e.location === c.location && c.signature === e.signature, frames: [] });
       });
     });
     var kinds = ["check", "assert", "status", "lowering", "exception", "crash"];

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from .signature import SPECIFIC_FRAME, ErrorLine, error_lines, guilty_frames
+from .signature import SPECIFIC_FRAME, ErrorLine, error_lines, guilty_frames, message_of
 from .store import Report
 
 
@@ -213,26 +213,32 @@ _KIND_ORDER = ("check", "assert", "status", "lowering", "exception", "crash")
 
 
 def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
-    """The clusters whose signature a paste shows: same words after normalisation; where both name a guilty
-    location it must be the same (a look-alike from another function is another bug; a helper's own place
-    names no function: it agrees with every caller, inexactly). Best first: the most specific kind, then the
-    most reported. A paste whose error lines match no cluster (it shows only a stack, or a reworded message)
+    """The clusters whose signature a paste shows: same words after normalisation, or the same message under
+    another exception type or none (:func:`~xlakb.upstream.signature.message_of`; inexact); where both name a
+    guilty location it must be the same (a look-alike from another function is another bug; a helper's own
+    place names no function: it agrees with every caller, inexactly). Best first: the most specific kind, then
+    the most reported. A paste whose error lines match no cluster (it shows only a stack, or a reworded message)
     matches by its guilty frames instead (:func:`match_frames`)."""
     clusters = list(clusters)
     lines = _titles(error_lines(text))
     by_sig: dict[str, list[Cluster]] = {}
+    by_message: dict[str, list[Cluster]] = {}
     for c in clusters:
         by_sig.setdefault(c.signature, []).append(c)
+        if message := message_of(c.signature):
+            by_message.setdefault(message, []).append(c)
     out: list[Reported] = []
     seen = set()
     for e in lines:
-        for c in by_sig.get(e.signature, ()):
+        message = message_of(e.signature)
+        same = by_sig.get(e.signature, [])
+        for c in [*same, *(c for c in by_message.get(message, ()) if message and c not in same)]:
             if e.specific and c.location and c.location != c.helper and e.location != c.location:
                 continue
             if c.key in seen:
                 continue
             seen.add(c.key)
-            out.append(Reported(c, e, exact=e.location == c.location))
+            out.append(Reported(c, e, exact=e.location == c.location and c.signature == e.signature))
     out.sort(
         key=lambda h: (
             h.cluster.generic,

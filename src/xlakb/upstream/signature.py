@@ -74,6 +74,12 @@ CONSEQUENCE = (
     r"\bterminated with (?:signal|exit code)\b"
 )
 SOURCE = r"(?:torch_xla/csrc|xla|tensorflow/compiler/xla)/[\w/]*?(\w+\.(?:cpp|cc|h))(?::\d+)?"
+#: the exception type a signature starts with (its module path is already gone, data/normalise.yaml): the same
+#: message under another type is the same error, where a wrapper printed it without its type (spawn's
+#: ``Exception in device=...: ``), a user retyped it, or a release raised it as another class
+EXCEPTION_TYPE = r"^[A-Z]\w*(?:Error|Exception|Exit|Interrupt): "
+#: the least a message must say, placeholders aside, to name an error without its type
+MIN_MESSAGE = 8
 #: an inline code span of Markdown prose
 CODE_SPAN = r"`([^`\n]{8,})`"
 #: a quoted text that is an API name (a type, an attribute, an op) stays: it is the error
@@ -106,6 +112,7 @@ _HELPER_SOURCE = re.compile(HELPER_SOURCE)
 _HELPER_FRAME = re.compile(HELPER_FRAME)
 _ENTRY_FRAME = re.compile(ENTRY_FRAME)
 _CONSEQUENCE = re.compile(CONSEQUENCE)
+_EXCEPTION_TYPE = re.compile(EXCEPTION_TYPE)
 
 
 def _keep_identifier(m: re.Match) -> str:
@@ -126,6 +133,8 @@ def export_rules() -> dict:
         "helper_frame": HELPER_FRAME,
         "entry_frame": ENTRY_FRAME,
         "consequence": CONSEQUENCE,
+        "exception_type": EXCEPTION_TYPE,
+        "min_message": MIN_MESSAGE,
         "source": SOURCE,
         "identifier": IDENTIFIER,
         "code_span": CODE_SPAN,
@@ -233,6 +242,13 @@ def signature_of(line: str) -> str:
     """The signature of an error line as :func:`error_lines` found it (stored reports keep the line, so a
     change of the rules reaches them without reading the reports again)."""
     return normalise(_strip_wrapper(line))
+
+
+def message_of(signature: str) -> str:
+    """A signature without the exception type it starts with, or "" when what is left says too little to name
+    an error by itself (placeholders aside, fewer than ``MIN_MESSAGE`` characters)."""
+    message = _EXCEPTION_TYPE.sub("", signature, count=1)
+    return message if len(re.sub(r"<\w+>|\s", "", message)) >= MIN_MESSAGE else ""
 
 
 def _strip_wrapper(line: str) -> str:
