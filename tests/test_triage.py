@@ -651,3 +651,28 @@ def test_another_framework_on_xla_is_named_not_called_torch_xla_s():
     text = "\n".join(report(result, source="paste"))
     assert result.other_backends == ("JAX",) and "xla" in result.layers
     assert "the paste shows JAX and nothing of torch_xla" in text and "may well be" not in text
+
+
+def test_a_pattern_is_skipped_only_where_it_cannot_match():
+    """The needles that let triage skip a pattern on a big log (speed only) never skip one that matches: every
+    record signature, layer sign and other-backend pattern, on every log and paste of the corpora; an
+    alternation gives one needle per alternative, a pattern that ignores case none."""
+    import re
+
+    from xlakb.triage import _LAYERS, GENERIC, _absent, _needles
+
+    assert _needles(r"(torch\.|\.)sigmoid\(|nn\.Sigmoid\(") == ("sigmoid(", "nn.Sigmoid(")
+    assert _needles(r"\bxpu\b|intel_extension|\bipex\b") == ("xpu", "intel_extension", "ipex")
+    assert _needles(r"(?i)segmentation fault") == _needles(r"ab|\d+") == ()
+    patterns = [(p.pattern, p.flags) for _, p in _LAYERS] + [(b["pattern"], 0) for b in GENERIC["other_backends"]]
+    patterns += [(s["pattern"], re.M) for r in _records() for s in r["signatures"] if s["kind"] in ("message", "check", "call")]
+    texts = [p.read_text("utf-8") for p in sorted(CORPUS.rglob("*")) if p.suffix in (".txt", ".log")]
+    assert len(patterns) > 200 and len(texts) > 300
+    skipped = 0
+    for pattern, flags in patterns:
+        rx = re.compile(pattern, flags)
+        for text in texts:
+            if _absent(pattern, text, flags):
+                skipped += 1
+                assert rx.search(text) is None, (pattern, text[:80])
+    assert skipped > len(patterns) * len(texts) // 2
