@@ -192,6 +192,41 @@ def reported_scores() -> list[dict]:
     ]
 
 
+def stack_only_scores() -> list[dict]:
+    """Every stored report whose thread shows a specific guilty frame, pasted as that stack alone (no message,
+    signature.stack_text): is the report named first, or tied first with reports showing the same frames?"""
+    from xlakb.knowledge import upstream_clusters
+    from xlakb.upstream import store
+    from xlakb.upstream.index import frame_weights, match
+    from xlakb.upstream.signature import SPECIFIC_FRAME, stack_text
+
+    clusters = upstream_clusters(REPO)
+    df = frame_weights(clusters)
+    s = Counter()
+    for r in store.load(REPO).values():
+        if r.pull_request or not any(df.get(f, 99) <= SPECIFIC_FRAME for f in r.frames):
+            continue
+        s["reports"] += 1
+        hits = match(stack_text(r.frames), clusters)
+        s["first"] += bool(hits) and r in hits[0].cluster.issues
+        s["tied first"] += any(r in h.cluster.issues for h in hits if hits and set(h.frames) == set(hits[0].frames))
+    print(
+        f"\nstack-only pastes of stored reports: {s['first']} of {s['reports']} named first, {s['tied first']} first or tied first"
+    )
+    return [
+        figure(
+            "stack-only pastes of stored reports: named first",
+            "只粘贴调用栈的已存报告：排在首位",
+            f"{s['first']} / {s['reports']}",
+        ),
+        figure(
+            "stack-only pastes of stored reports: first or tied first",
+            "只粘贴调用栈的已存报告：排在首位或并列首位",
+            f"{s['tied first']} / {s['reports']}",
+        ),
+    ]
+
+
 def speed() -> None:
     from xlakb.knowledge import export
     from xlakb.triage import engine, log_from_text, triage
@@ -322,7 +357,7 @@ def command() -> list[dict]:
 
 
 def main() -> int:
-    figures = corpus_scores() + reported_scores() + speed() + command()
+    figures = corpus_scores() + reported_scores() + stack_only_scores() + speed() + command()
     path = write("triage", "Triage", "问题匹配", "python3 benchmarks/bench_triage.py", figures)
     print(f"\nwritten: {path.relative_to(REPO)}")
     return 0

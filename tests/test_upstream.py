@@ -800,3 +800,27 @@ def test_a_report_a_record_proves_gets_that_record_from_its_own_error_lines():
                 wrong.append(f"#{number}: {record.id} is neither matched nor related (got {ids[:3]})")
     assert checked >= 15
     assert not wrong, wrong
+
+
+def test_a_stack_only_paste_of_any_stored_report_names_it():
+    """For every stored report whose thread shows a specific guilty frame (one few clusters share), a paste of
+    that stack alone (no message) names it among the first answers, tied only with reports showing the same
+    frames; a report known only by a bare fatal signal is left out (any crash prints one)."""
+    from xlakb.knowledge import upstream_clusters
+    from xlakb.upstream.signature import SPECIFIC_FRAME, guilty_frames, stack_text
+
+    repo = Path(__file__).resolve().parent.parent
+    clusters = upstream_clusters(repo)
+    df = index.frame_weights(clusters)
+    in_cluster = {r.number for c in clusters if not c.generic for r in c.issues}
+    tried = 0
+    for r in store.load(repo).values():
+        if r.pull_request or r.number not in in_cluster or not any(df.get(f, 99) <= SPECIFIC_FRAME for f in r.frames):
+            continue
+        paste = stack_text(r.frames)
+        assert guilty_frames(paste) == r.frames
+        hits = index.match(paste, clusters)
+        best = [h for h in hits if set(h.frames) == set(hits[0].frames)]
+        assert any(r in h.cluster.issues for h in best), (r.number, r.frames, [h.cluster.key for h in best])
+        tried += 1
+    assert tried >= 40

@@ -1020,7 +1020,7 @@ def reported_page(clusters: list, lang: str, href, limit: int = 100) -> str:
     ]
     for c in todo[:limit]:
         states = t["reported_open"].format(n=len(c.open)) if c.open else t["reported_closed"]
-        head = f"### {_md_code(c.signature)}"
+        head = f"### {_md_code(c.signature or c.location)}"  # a stack cluster is known by its innermost frame
         out.append(head + "\n")
         meta = [t["reported_reports"].format(n=len(c.issues)), states]
         if c.since:
@@ -1050,7 +1050,8 @@ def reported_page(clusters: list, lang: str, href, limit: int = 100) -> str:
         for c in proven:
             links = ", ".join(f"[{rid}]({href(rid)})" for rid in c.records)
             out.append(
-                f"- {_md_code(c.signature)}{t['colon']}{links}" + _paren(t["reported_reports"].format(n=len(c.issues)), lang)
+                f"- {_md_code(c.signature or c.location)}{t['colon']}{links}"
+                + _paren(t["reported_reports"].format(n=len(c.issues)), lang)
             )
         out.append("")
     if any(r.seeded for c in clusters for r in c.issues):

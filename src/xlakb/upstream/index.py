@@ -113,7 +113,8 @@ def build(
     with two different errors is in two clusters), with the pull requests closing them, the records naming
     them and ``fixes`` (fix PR -> first release with it, from records and mined proofs), and the commits a
     clone says fix them (``linked``: issue -> [{pr, commit, release}], :mod:`xlakb.upstream.links`; a report
-    stored as open that one of them fixes is ``stale``). Most reported first.
+    stored as open that one of them fixes is ``stale``). A report showing guilty frames and no error line is in
+    a ``stack`` cluster of its innermost frame (no signature: only its frames match). Most reported first.
 
     A fatal-signal line with no guilty place (ErrorLine.consequence) is what the crash printed last: a report
     that shows the error it came of is grouped by that error only; a report that shows nothing but the
@@ -129,6 +130,15 @@ def build(
                 c = by_key[e.key] = Cluster(e.key, e.signature, e.location, e.kind, e.helper, e.consequence)
             if r not in c.issues:
                 c.issues.append(r)
+            c.frames.extend(f for f in r.frames if f not in c.frames)
+        if not r.errors and r.frames:
+            # a thread that shows a stack and no error line (the message cut off) is known by its innermost
+            # guilty frame: a paste of the same stack finds it (match_frames)
+            key = f"stack @ {r.frames[0]}"
+            c = by_key.get(key)
+            if c is None:
+                c = by_key[key] = Cluster(key, "", r.frames[0], "stack")
+            c.issues.append(r)
             c.frames.extend(f for f in r.frames if f not in c.frames)
     _fold_unlocated(by_key)
     closing: dict[int, set[int]] = {}

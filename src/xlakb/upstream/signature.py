@@ -267,12 +267,13 @@ _FRAME_SKIP = tuple(re.compile(s["pattern"]) for s in _FRAME_RULES["skip"])
 SPECIFIC_FRAME = int(_FRAME_RULES["specific"])
 
 
-def guilty_frames(text: str) -> list[str]:
+def guilty_frames(text: str, excerpt: bool = False) -> list[str]:
     """The innermost frames of torch_xla, torch's lazy core and XLA a paste shows, innermost first: C++
     (``cpp:torch_xla::Class::Function``; a printed stack lists the innermost first) then Python
     (``py:torch_xla/core/xla_model.py:function``; a traceback lists it last). Frames every error passes
     through (the stack printer, accessors, dispatch, the step marker) are left out: they say where the program
-    was, not why (data/normalise.yaml, ``frames``)."""
+    was, not why (data/normalise.yaml, ``frames``). ``excerpt``: the text is an excerpt that may be cut
+    anywhere (the stored search corpus), so a Python frame it ends in is left out."""
     cpp: list[str] = []
     for m in _STACK_CPP.finditer(text):
         name = m.group(1)
@@ -282,7 +283,9 @@ def guilty_frames(text: str) -> list[str]:
         if len(cpp) >= int(_FRAME_RULES["cpp_kept"]):
             break
     py: list[str] = []
-    for path, function in reversed(_PY_FRAME.findall(text)):
+    # the frame line an excerpt ends in may be cut inside the function's name: it names nothing
+    shown = [m.groups() for m in _PY_FRAME.finditer(text) if not excerpt or m.end() < len(text.rstrip(" \t"))]
+    for path, function in reversed(shown):
         m = _PY_PATH.search(path.replace("\\", "/"))
         if not m or _ENTRY_FRAME.match(function):
             continue
@@ -292,6 +295,18 @@ def guilty_frames(text: str) -> list[str]:
         if len(py) >= int(_FRAME_RULES["py_kept"]):
             break
     return cpp + py
+
+
+def stack_text(frames: list[str]) -> str:
+    """A stack a user could paste that shows these guilty frames and no error line (the inverse of
+    :func:`guilty_frames`): the C++ frames as absl prints them, then a Python traceback, outermost first."""
+    cpp = [f"    {f[4:]}()" for f in frames if f.startswith("cpp:")]
+    py = [f[3:].rsplit(":", 1) for f in frames if f.startswith("py:")]
+    lines = ["*** Begin stack trace ***", *cpp, "*** End stack trace ***"] if cpp else []
+    if py:
+        lines.append("Traceback (most recent call last):")
+        lines += [f'  File "/site-packages/{path}", line 1, in {function}\n    ...' for path, function in reversed(py)]
+    return "\n".join(lines) + "\n"
 
 
 def primary(lines: list[ErrorLine]) -> ErrorLine | None:

@@ -95,7 +95,7 @@ def report_from_github(obj: Mapping, comments: Iterable[Mapping] = (), *, seeded
             if e.key not in seen:
                 seen.add(e.key)
                 lines.append(e)
-        frames += [f for f in guilty_frames(text) if f not in frames]
+        frames += [f for f in guilty_frames(text, excerpt=seeded) if f not in frames]
     closes = sorted({int(n) for n in _CLOSES.findall(title + "\n" + body)} - {number}) if is_pr else []
     url = obj.get("html_url") or ""
     if not isinstance(url, str) or not url.startswith("https://"):
