@@ -346,6 +346,14 @@ def test_bad_import_files_are_named(kb, tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err[0] == f"xlakb: error: {worse}: issue #3: 'state' is 'merged', not open or closed"
     assert not (kb / "upstream" / "issues.jsonl").exists()  # nothing half-written
+    # an option between the action and the file is read as one (argparse alone would leave the file over)
+    good = tmp_path / "good.jsonl"
+    good.write_text(json.dumps(_gh(5, "RuntimeError: Check failed: a == b")) + "\n")
+    assert main(["--root", str(kb), "upstream", "import", "--seeded", str(good)]) == 0
+    assert json.loads((kb / "upstream" / "issues.jsonl").read_text())["seeded"] is True
+    with pytest.raises(SystemExit):
+        main(["--root", str(kb), "upstream", "import", "--seeded", str(good), "extra"])
+    assert "unrecognized arguments" in capsys.readouterr().err
 
 
 # -- the harvest, against a fake GitHub API ----------------------------------------------------------------

@@ -1375,7 +1375,13 @@ def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
     ours, script_args = _split_script_args(list(given))
     parser = build_parser(sources="bisect" in ours)
-    args = parser.parse_args(ours)
+    args, extra = parser.parse_known_args(ours)
+    # argparse fills an optional positional (``upstream import [file]``) before it reads the options between the
+    # two, so ``import --seeded FILE`` leaves FILE over: it is that positional
+    if len(extra) == 1 and not extra[0].startswith("-") and getattr(args, "file", "") is None:
+        args.file = extra[0]
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.argv = list(given)  # the exact command, for reports
     args.script_args = script_args
     try:
