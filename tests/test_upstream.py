@@ -740,7 +740,7 @@ def test_the_reproducibility_table_is_data_checked_and_gives_the_funnel(kb, tmp_
         + entry.format(
             n=9501,
             outcome="reproduced",
-            releases='{"2.5.1": reproduced, "2.9.0": not-reproduced}, script: upstream/trials/9501.py',
+            releases='{"2.5.1": reproduced, "2.9.0": not-reproduced}, script: upstream/trials/9501.py, finding: bug',
             reason="the sharding call fails on 2.5.1 only",
         )
         + entry.format(n=9502, outcome="not-tried", releases="{}", reason="needs a TPU pod to run")
@@ -753,6 +753,8 @@ def test_the_reproducibility_table_is_data_checked_and_gives_the_funnel(kb, tmp_
     funnel = {f["step"]: f["reports"] for f in data["funnel"]}
     assert funnel["reports in the table"] == 2 and funnel["reproduced the reported error"] == 1
     assert funnel["differ between releases"] == 1 and data["missing"] == [9501 + 2]
+    assert funnel["of them true bugs (not a limitation, usage or a deliberate check)"] == 1
+    assert funnel["true bugs still without a record"] == 1
     assert main(["--root", str(kb), "validate"]) == 0
 
     for bad, words in (
@@ -761,6 +763,18 @@ def test_the_reproducibility_table_is_data_checked_and_gives_the_funnel(kb, tmp_
         (entry.format(n=9502, outcome="not-tried", releases='{"3.0": reproduced}', reason="x y z"), "'3.0' is not a release"),
         (entry.format(n=7, outcome="not-tried", releases="{}", reason="x y z"), "#7 is not a stored report"),
         (entry.format(n=9502, outcome="not-reproduced", releases='{"2.5.1": not-reproduced}', reason="x y z"), "with what"),
+        # a reproduced report says what it proved to be, unless a record proves it
+        (
+            entry.format(n=9502, outcome="reproduced", releases='{"2.5.1": reproduced}, script: s.py', reason="x y z"),
+            "'finding' must say what it proved to be: one of bug, limitation, usage, by-design",
+        ),
+        (entry.format(n=9502, outcome="not-tried", releases="{}, finding: bug", reason="x y z"), "but the outcome is not-tried"),
+        (
+            entry.format(
+                n=9502, outcome="reproduced", releases='{"2.5.1": reproduced}, script: s.py, finding: odd', reason="x y z"
+            ),
+            "'finding' is 'odd'",
+        ),
     ):
         table.write_text("reports:\n" + bad)
         capsys.readouterr()

@@ -34,6 +34,9 @@ COMPONENTS = (
     "other",
 )
 RELEASE_SOURCES = ("stated", "era")
+#: what a reproduced report proved to be: a true bug (a record is owed), a limitation (something not built yet,
+#: or not on this hardware), a usage error, or a deliberate check doing its job
+FINDINGS = ("bug", "limitation", "usage", "by-design")
 #: the first filing date the table must cover (every stored report from then on has an entry)
 COVERS_FROM = "2023-01-01"
 
@@ -52,6 +55,12 @@ class Entry:
     releases: dict[str, str] = field(default_factory=dict)
     record: str | None = None
     script: str | None = None  # the trial script the releases were measured with (upstream/trials/<n>.py)
+    finding: str | None = None  # FINDINGS; a reproduced report without a record says which
+
+    @property
+    def bug(self) -> bool:
+        """Reproduced and a true bug: its record proves it, or it is owed one."""
+        return self.outcome == "reproduced" and (self.finding == "bug" or (self.finding is None and bool(self.record)))
 
     @property
     def differs(self) -> bool:
@@ -73,6 +82,7 @@ _KEYS = {
     "releases",
     "record",
     "script",
+    "finding",
 }
 
 
@@ -136,6 +146,14 @@ def _entry(item, where: str, releases: Iterable[str]) -> Entry:
         raise XlakbError(f"{at}: outcome is not-tried, but 'releases' says something was measured")
     if entry.releases and not entry.script and not entry.record:
         raise XlakbError(f"{at}: 'releases' were measured, but neither 'script' nor 'record' says with what")
+    if item.get("finding") is not None:
+        entry.finding = choice("finding", FINDINGS)
+        if entry.outcome != "reproduced":
+            raise XlakbError(f"{at}: 'finding' says what a reproduced report proved to be, but the outcome is {entry.outcome}")
+    elif entry.outcome == "reproduced" and not entry.record:
+        raise XlakbError(
+            f"{at}: reproduced without a record: 'finding' must say what it proved to be: one of {', '.join(FINDINGS)}"
+        )
     return entry
 
 
@@ -196,6 +214,8 @@ def funnel(entries: list[Entry]) -> list[tuple[str, int]]:
         ("of them can show on a CPU", sum(bool(e.code and e.self_contained and e.cpu != "no") for e in entries)),
         ("tried on CPU with real wheels", sum(e.outcome != "not-tried" for e in entries)),
         ("reproduced the reported error", sum(e.outcome == "reproduced" for e in entries)),
+        ("of them true bugs (not a limitation, usage or a deliberate check)", sum(e.bug for e in entries)),
         ("differ between releases", sum(e.differs for e in entries)),
         ("proven by a record", sum(bool(e.record) for e in entries)),
+        ("true bugs still without a record", sum(e.bug and not e.record for e in entries)),
     ]
