@@ -19,10 +19,18 @@ xm.all_to_all instead of the functional kernel.
 Run with: PJRT_DEVICE=CPU
 Exit codes: 0 not reproduced, 1 reproduced, 125 untestable here, 2 error.
 """
+import os
+import socket
 import sys
 import traceback
 
 NOT_REPRODUCED, REPRODUCED, UNTESTABLE, ERROR = 0, 1, 125, 2
+
+
+def free_port() -> int:
+  with socket.socket() as s:
+    s.bind(("localhost", 0))
+    return s.getsockname()[1]
 
 
 def main(workaround: bool) -> int:
@@ -44,6 +52,9 @@ def main(workaround: bool) -> int:
           "_c10d_functional::all_to_all_single (dist.all_to_all_single cannot be compiled)")
     return UNTESTABLE
 
+  # a free port for the one-process rendezvous: runs side by side (the bug and its workaround, other
+  # releases) would otherwise meet on torch_xla's default port 12355
+  os.environ.setdefault("MASTER_PORT", str(free_port()))
   dist.init_process_group("xla", init_method="xla://")
   world = dist.get_world_size()
   device = xm.xla_device()

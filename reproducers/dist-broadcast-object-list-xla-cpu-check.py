@@ -17,6 +17,8 @@ length) in XLA tensors with `dist.broadcast`, which the xla group handles.
 Run with: PJRT_DEVICE=CPU
 Exit codes: 0 not reproduced, 1 reproduced, 125 untestable here, 2 error.
 """
+import os
+import socket
 import sys
 import traceback
 
@@ -44,6 +46,12 @@ def broadcast_objects_as_xla_tensors(objs, src):
   return pickle.loads(data.cpu().numpy().tobytes())
 
 
+def free_port() -> int:
+  with socket.socket() as s:
+    s.bind(("localhost", 0))
+    return s.getsockname()[1]
+
+
 def main(workaround: bool) -> int:
   import torch
   import torch.distributed as dist
@@ -52,6 +60,9 @@ def main(workaround: bool) -> int:
   import torch_xla.distributed.xla_backend  # noqa: F401  registers the "xla" backend
 
   print("torch_xla", getattr(torch_xla, "__version__", "?"), "torch", torch.__version__)
+  # a free port for the one-process rendezvous: runs side by side (the bug and its workaround, other
+  # releases) would otherwise meet on torch_xla's default port 12355
+  os.environ.setdefault("MASTER_PORT", str(free_port()))
   dist.init_process_group("xla", init_method="xla://")
   xm.xla_device()
   sent = [{"run": "2023-08-24", "lr": 0.1}, 42, "hello"]
