@@ -486,3 +486,5 @@ def test_triage_reads_a_compiled_index_rebuilt_only_when_an_input_changes(kb):
     now = sorted(folder.glob("triage-*.json"))
     assert len(now) == 1 and now != built  # the stale index is gone
     assert compiled.load(kb)["triage"]["records"][0]["title"]["en"] == "A renamed fake bug"
+    # it keeps what lets a big log skip a pattern, worked out once instead of on every call
+    assert compiled.load(kb)["needles"]["unhashable type: 'list'"] == ["unhashable type: 'list'"]

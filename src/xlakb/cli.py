@@ -616,7 +616,7 @@ def cmd_triage(args) -> int:
     import json
 
     from . import compiled
-    from .triage import BadInput, engine, result_json, triage
+    from .triage import BadInput, engine, remember_needles, result_json, triage
     from .triage_report import generic_hit, message_history, report
     from .upstream.index import Cluster
     from .upstream.index import match as upstream_match
@@ -630,6 +630,7 @@ def cmd_triage(args) -> int:
     for note in log.notes:
         print(f"note: {note}", file=sys.stderr)
     index = compiled.load(root)  # built once from the records, catalog and reports; rebuilt when they change
+    remember_needles(index["needles"])
     records, catalog = engine(index["triage"])
     result = triage(log, records, torch_xla=args.torch_xla, catalog=catalog)
     reported = upstream_match(log.text, [Cluster.from_json(c) for c in index["clusters"]])

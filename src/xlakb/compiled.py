@@ -18,7 +18,7 @@ from . import __version__
 
 #: the repository's files the index is made of (globs under the root)
 ROOT_INPUTS = ("issues/*.yaml", "limitations/*.yaml", "bisect/*/matrix.json", "upstream/*", "mined/candidates.json")
-FORMAT = 1
+FORMAT = 2
 
 
 def _package() -> Path:
@@ -49,10 +49,18 @@ def _folder() -> Path:
 
 
 def build(root: Path) -> dict:
-    """The index, made from its inputs: ``triage`` (what both triage engines read) and ``clusters``."""
+    """The index, made from its inputs: ``triage`` (what both triage engines read), ``clusters`` and
+    ``needles``."""
     from .knowledge import export, upstream_clusters
+    from .triage import needles_of
 
-    return {"format": FORMAT, "triage": export(root), "clusters": [c.to_json() for c in upstream_clusters(root)]}
+    data = export(root)
+    return {
+        "format": FORMAT,
+        "triage": data,
+        "clusters": [c.to_json() for c in upstream_clusters(root)],
+        "needles": needles_of(data),  # what a triage skips a big log's patterns by, worked out once
+    }
 
 
 def load(root: Path) -> dict:

@@ -613,8 +613,38 @@ def _needle(pattern: str) -> str:
     return best if len(best) >= 3 else ""
 
 
-@lru_cache(maxsize=65536)
+#: needles worked out when the compiled index was built (:func:`needles_of`), so a command does not parse
+#: every pattern again: pattern -> needles, for patterns read without flags
+_KNOWN_NEEDLES: dict[str, tuple[str, ...]] = {}
+
+
+def needles_of(data: dict) -> dict[str, list[str]]:
+    """The needles of every pattern exported data makes triage search a whole log with (record signatures,
+    layer signs, other backends), for the compiled index to keep."""
+    patterns = {
+        s["pattern"]
+        for r in data["records"]
+        for s in r["signatures"]
+        if s["pattern"] and s["kind"] in ("message", "check", "call")
+    }
+    patterns |= {b["pattern"] for b in GENERIC["other_backends"]}
+    return {p: list(_needles(p)) for p in sorted(patterns)}
+
+
+def remember_needles(known: dict[str, list[str]]) -> None:
+    """Take the needles the compiled index kept (:func:`needles_of`)."""
+    _KNOWN_NEEDLES.update((p, tuple(n)) for p, n in known.items())
+
+
 def _needles(pattern: str, flags: int = 0) -> tuple[str, ...]:
+    """:func:`_parse_needles`, or what the compiled index kept of it."""
+    if not flags and pattern in _KNOWN_NEEDLES:
+        return _KNOWN_NEEDLES[pattern]
+    return _parse_needles(pattern, flags)
+
+
+@lru_cache(maxsize=65536)
+def _parse_needles(pattern: str, flags: int = 0) -> tuple[str, ...]:
     """Pieces of text one of which every match of ``pattern`` contains, or () when the pattern promises none
     (speed only: where none is in a text, the pattern cannot match there). Like :func:`_needle`, but an
     alternation gives one needle per alternative when each has one (``torch\\.pow\\(|\\.pow_\\(``); a pattern that
