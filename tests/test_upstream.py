@@ -795,12 +795,13 @@ def says_what_failed(line: dict) -> bool:
 
 def test_a_report_a_record_proves_gets_that_record_from_its_own_error_lines():
     """Triage follows the records: the error lines stored for a report that a record names (its
-    ``upstream.issues``) give that record, first among the matches (or after a declared look-alike of it), or
+    ``upstream.issues``), after the guilty frames its thread shows, give that record, first among the matches (or after a declared look-alike of it), or
     listed as related when every line the report shows is generic (a bare ``Check failed: xtensor``, a
     Python ``TypeError``). Read from the repository's own records and store, so a new record must pass it."""
     from xlakb.knowledge import export
     from xlakb.records import load_records
     from xlakb.triage import engine, log_from_text, triage
+    from xlakb.upstream.signature import stack_text
 
     root = Path(__file__).resolve().parent.parent
     records, catalog = engine(export(root))
@@ -813,7 +814,9 @@ def test_a_report_a_record_proves_gets_that_record_from_its_own_error_lines():
             if report is None or not any(says_what_failed(e) for e in report.errors):
                 continue
             checked += 1
-            result = triage(log_from_text("\n".join(e["line"] for e in report.errors), f"#{number}"), records, catalog=catalog)
+            shown = stack_text(report.frames) + "\n".join(e["line"] for e in report.errors) if report.frames else ""
+            shown = shown or "\n".join(e["line"] for e in report.errors)
+            result = triage(log_from_text(shown, f"#{number}"), records, catalog=catalog)
             ids = [m.id for m in result.matches]
             if record.id in ids:
                 if ids[0] != record.id and ids[0] not in alike:
