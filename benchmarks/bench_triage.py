@@ -142,8 +142,7 @@ def reported_round(folder_name: str, round_en: str, round_zh: str) -> list[dict]
 
     from xlakb.knowledge import export, upstream_clusters
     from xlakb.records import load_records
-    from xlakb.triage import engine, log_from_text, triage
-    from xlakb.upstream.index import match
+    from xlakb.triage import engine, log_from_text, reported_hits, triage
 
     records, catalog = engine(export(REPO))
     clusters = upstream_clusters(REPO)
@@ -159,7 +158,7 @@ def reported_round(folder_name: str, round_en: str, round_zh: str) -> list[dict]
         if result.matches:
             first = {f"record:{result.matches[0].id}"} | {f"report:{n}" for n in issues_of.get(result.matches[0].id, [])}
         else:
-            hits = match(text, clusters)
+            hits = reported_hits(result, text, clusters)
             first = {f"report:{r.number}" for r in hits[0].cluster.issues} if hits else set()
         group = "stack-only" if e.get("kind") == "stack-only" else "with a message"
         if want:

@@ -849,3 +849,20 @@ def test_a_stack_only_paste_of_any_stored_report_names_it():
         assert any(r in h.cluster.issues for h in best), (r.number, r.frames, [h.cluster.key for h in best])
         tried += 1
     assert tried >= 40
+
+
+def test_a_paste_of_another_accelerator_stack_gets_no_upstream_report():
+    """The same words printed by another backend (IPEX, DirectML, ...) with no sign of torch_xla are not this
+    project's bug: the records say nothing, and the reported tier does the same (the paste box too)."""
+    from xlakb.triage import log_from_text, reported_hits, triage
+
+    stored = store.Report(
+        1, "t", "open", "u", errors=[e.__dict__ for e in error_lines("RuntimeError: Cannot shard a view of a frozen queue")]
+    )
+    clusters = index.build({1: stored})
+    plain = "RuntimeError: Cannot shard a view of a frozen queue\n"
+    other = 'File "/opt/ipex/intel_extension_for_pytorch/xpu/queue.py", line 3, in shard\n' + plain
+    for text, want in ((plain, [1]), (other, []), (other + "import torch_xla\n", [1])):
+        result = triage(log_from_text(text, "paste"), [])
+        assert [h.cluster.issues[0].number for h in reported_hits(result, text, clusters)] == want, text
+    assert triage(log_from_text("IPEX-GPU build: " + plain, "paste"), []).other_backends == ("Intel XPU / IPEX",)

@@ -616,10 +616,9 @@ def cmd_triage(args) -> int:
     import json
 
     from . import compiled
-    from .triage import BadInput, engine, remember_needles, result_json, triage
+    from .triage import BadInput, engine, remember_needles, reported_hits, result_json, triage
     from .triage_report import generic_hit, message_history, report
     from .upstream.index import Cluster
-    from .upstream.index import match as upstream_match
 
     root = find_root(args.root)
     try:
@@ -633,7 +632,7 @@ def cmd_triage(args) -> int:
     remember_needles(index["needles"])
     records, catalog = engine(index["triage"])
     result = triage(log, records, torch_xla=args.torch_xla, catalog=catalog)
-    reported = upstream_match(log.text, [Cluster.from_json(c) for c in index["clusters"]])
+    reported = reported_hits(result, log.text, [Cluster.from_json(c) for c in index["clusters"]])
     if args.json:
         data = result_json(result)
         data["upstream"] = [

@@ -1122,6 +1122,17 @@ def export_records(records: list[dict], cat=None, background: list[tuple[str, st
     }
 
 
+def reported_hits(result: Result, text: str, clusters: list) -> list:
+    """The stored upstream reports a paste matches (:func:`xlakb.upstream.index.match`), or none when the
+    paste shows another accelerator stack and no sign of torch_xla: as with the records, the same words from
+    another backend are not this project's bug (the site's paste box does the same)."""
+    from .upstream.index import match
+
+    if result.other_backends and not result.torch_xla_signs:
+        return []
+    return match(text, clusters)
+
+
 def engine(data: dict) -> tuple[list[dict], CatalogIndex]:
     """The records and the catalog index of exported data, ready for :func:`triage`."""
     return data["records"], CatalogIndex(data["catalog"], data.get("helpers"))

@@ -276,8 +276,7 @@ def test_paste_box_gives_the_same_answer_as_xlakb_triage(browser, server, layout
     """The site's engine (triage.js on the exported data) and the Python one, on every log of both corpora:
     reproducer logs, unrelated logs and real pastes."""
     from xlakb.knowledge import export, upstream_clusters
-    from xlakb.triage import engine, log_from_text, result_json, triage
-    from xlakb.upstream.index import match
+    from xlakb.triage import engine, log_from_text, reported_hits, result_json, triage
 
     records, catalog = engine(export(layout))
     clusters = upstream_clusters(layout)
@@ -324,7 +323,7 @@ def test_paste_box_gives_the_same_answer_as_xlakb_triage(browser, server, layout
                     "exact": h.exact,
                     "generic": generic_hit(h, result),
                 }
-                for h in match(text, clusters)
+                for h in reported_hits(result, text, clusters)
             ], path.name
             seen_generic += any(h["generic"] for h in reported)
             seen_reported += bool(reported)

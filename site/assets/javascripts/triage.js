@@ -380,7 +380,8 @@
     var phrases = headline(f);
     var v = version ? version.split("+")[0] : null;
     return {
-      upstream: reported(text, data).map(function (h) {
+      // a paste of another accelerator stack with no sign of torch_xla: no upstream report either (triage.py reported_hits)
+      upstream: (f.others.length && !f.signs.length ? [] : reported(text, data)).map(function (h) {
         return { cluster: h.cluster, line: h.line, frames: h.frames, exact: h.exact, generic: h.line !== null && genericHit(h.line, f.origins) };
       }),
       torch_xla: version || null, torch: f.torch || null, version_source: torchXla ? "given" : (f.where || null),
