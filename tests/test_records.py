@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from fakewheels import fake_record
@@ -405,6 +405,8 @@ def test_a_hostile_record_is_refused_at_once_naming_the_file(kb, text, said):
 
 
 @settings(max_examples=200, deadline=None)
+@example("? ?")  # a mapping as a key (YAML's complex key), found by this test
+@example("? [a]\n: b")
 @given(st.text(alphabet=st.sampled_from(list("ab:-[]{}&*!|>'\" \n\t#,?%@`0") + ["\u4e2d"]), max_size=200))
 def test_any_record_text_is_read_or_refused_with_a_problem_never_a_crash(tmp_path_factory, text):
     from xlakb.records import parse_file

@@ -291,6 +291,10 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode, deep: bool =
     mapping = {}
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=deep)
+        if not isinstance(key, (str, int, float, bool)) and key is not None:  # YAML's "? " complex keys
+            raise yaml.constructor.ConstructorError(
+                None, None, f"a key must be a plain value, not a {type(key).__name__}", key_node.start_mark
+            )
         if key in mapping:
             raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
         mapping[key] = loader.construct_object(value_node, deep=deep)
