@@ -866,3 +866,150 @@ def test_a_paste_of_another_accelerator_stack_gets_no_upstream_report():
         result = triage(log_from_text(text, "paste"), [])
         assert [h.cluster.issues[0].number for h in reported_hits(result, text, clusters)] == want, text
     assert triage(log_from_text("IPEX-GPU build: " + plain, "paste"), []).other_backends == ("Intel XPU / IPEX",)
+
+
+# Verbatim lines of stored reports (the store's excerpts of each thread) and, below, pastes of the spent
+# held-out rounds (tests/data/triage/heldout-reported*/, each with its URL in that folder's index.yaml).
+MISSING_CONFIG_2035 = (  # https://github.com/pytorch/xla/issues/2035
+    "RuntimeError: tensorflow/compiler/xla/xla_client/computation_client.cc:234 : Missing XLA configuration"
+)
+REPLICATE_1587 = "RuntimeError: Cannot replicate if number of devices (1) is different from 8"  # .../issues/1587
+XLAC_2259 = (  # https://github.com/pytorch/xla/issues/2259
+    "ImportError: /usr/local/lib/python3.6/dist-packages/_XLAC.cpython-36m-x86_64-linux-gnu.so: undefined symbol: "
+    "_ZN2at6native6einsumENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEEN3c108ArrayRefINS_6TensorEEE"
+)
+TPU_OPEN_5616 = (  # https://github.com/pytorch/xla/issues/5616 (the thread shows the line twice, cut differently)
+    "UNKNOWN: TPU initialization failed: open(/dev/accel0): Operation not permitted: Operation not permitted; "
+    "Couldn't open device: /dev/accel0; Unable to create Node RegisterInterface for node 0, config: device_path: \t "
+    '"/dev/accel0" mode: KERNEL debug_data_directory: "" dump_anomalies_only: true crash_in_debug_dump: false '
+    "allow_core_dump: true; could not create driver instance\n"
+    "UNKNOWN: TPU initialization failed: open(/dev/accel0): Operation not permitted: Operation not permitted; "
+    "Couldn't open device: /dev/acce"
+)
+TPU_OPEN_7763 = (  # https://github.com/pytorch/xla/issues/7763
+    "Bad StatusOr access: UNKNOWN: TPU initialization failed: open(/dev/accel0): Operation not permitted: Operation "
+    "not permitted; Couldn't open device: /dev/accel0; [/dev/accel0]"
+)
+NO_DEVICE_4847 = "UNKNOWN: TPU initialization failed: No ba16c7433 device found."  # .../issues/4847
+NMS_2587 = (  # https://github.com/pytorch/xla/issues/2587
+    "Exception in device=TPU:4: Could not run 'torchvision::nms' with arguments from the 'XLA' backend. "
+    "'torchvision::nms' is only available for these backends: [CPU, BackendSelect, Named, AutogradOther, AutogradCPU, "
+    "AutogradCUDA, AutogradXLA, Tracer, Autocast, Batched, VmapMode]."
+)
+PJRT_6949 = (  # https://github.com/pytorch/xla/issues/6949
+    "Non-OK-status: tpu_status status: INVALID_ARGUMENT: Mismatched PJRT plugin PJRT API version (0.47) and framework "
+    "PJRT API version 0.40)."
+)
+SPENT = Path(__file__).parent / "data" / "triage"
+
+
+def _clusters(**reports: str) -> list:
+    """Clusters of stored reports made of these lines (``r<number>=text``)."""
+    stored = {
+        int(k[1:]): store.Report(int(k[1:]), "t", "open", "u", errors=[e.__dict__ for e in error_lines(text)])
+        for k, text in reports.items()
+    }
+    return index.build(stored)
+
+
+def _first(text: str, clusters: list) -> list[int]:
+    hits = index.match(text, clusters)
+    return [r.number for r in hits[0].cluster.issues] if hits else []
+
+
+def test_a_message_pasted_alone_or_after_what_finds_its_report():
+    """A user pastes only the message (no exception type, no prefix), or a C++ exception's ``what():`` line that
+    starts with its source location: the stored report with those words is named, inexactly. A line that only
+    contains the words, or says too little, names nothing."""
+    clusters = _clusters(r2035=MISSING_CONFIG_2035, r1587=REPLICATE_1587)
+    for paste, want in (
+        ((SPENT / "heldout-reported-2" / "3104-lightning-dgx-missing-xla-configuration.txt").read_text(), [2035]),
+        ((SPENT / "heldout-reported-2" / "7-train-clip-missing-xla-configuration.txt").read_text(), [2035]),
+        ((SPENT / "heldout-reported" / "9812-lightning-cannot-replicate-message.txt").read_text(), [1587]),
+        ("Cannot replicate if number of devices (4) is different from 32\n", [1587]),
+        ("Missing XLA configuration files are listed below\n", []),
+        ('  File "/x/torch_xla/core/xla_model.py", line 3, in xla_device\n', []),
+        ("Killed\n", []),
+    ):
+        hits = index.match(paste, clusters)
+        assert [r.number for h in hits[:1] for r in h.cluster.issues] == want, paste
+        assert not any(h.exact for h in hits)
+    what = error_lines(
+        "terminate called after throwing an instance of 'std::runtime_error'\n  what():  torch_xla/csrc/runtime/client.cc:7 : Boom here"
+    )
+    assert [(e.kind, e.signature) for e in what] == [("exception", "Boom here")]
+
+
+def test_a_cut_line_finds_the_report_that_starts_the_same_way():
+    """A line cut short (by a terminal, a copied excerpt) names the stored report whose line starts with it; when
+    reports of two bugs start that way, the bug whose stored lines agree with each other (one bug's lines cut at
+    different places) comes first. A stored line cut short is found from a full paste too. A cut that says too
+    little names nothing."""
+    clusters = _clusters(r5616=TPU_OPEN_5616, r7763=TPU_OPEN_7763, r4847=NO_DEVICE_4847)
+    cut = (SPENT / "heldout-reported-3" / "accelerate-2999-tpu-init-failed.txt").read_text()
+    hits = index.match(cut, clusters)
+    assert {r.number for r in hits[0].cluster.issues} <= {5616, 7763} and not hits[0].exact
+    assert 4847 in {r.number for h in hits for r in h.cluster.issues}  # shown, after the supported bug
+    full = "RuntimeError: Bad StatusOr access: " + TPU_OPEN_5616.splitlines()[0]
+    assert {r.number for h in index.match(full, clusters)[:2] for r in h.cluster.issues} == {5616}
+    assert index.match("RuntimeError: UNKNOWN: TPU init", clusters) == []
+
+
+def test_a_status_chain_is_matched_by_its_cause_an_exception_list_is_not():
+    """A status is a chain of contexts: ``PERMISSION_DENIED: open(...)`` is the cause that ``UNKNOWN: TPU
+    initialization failed: open(...)`` reports with one more layer, and a check that a status was OK shows the
+    status. An exception's words after a colon are its own (a list of backends): another op's message with the
+    same list is another bug."""
+    clusters = _clusters(r5616=TPU_OPEN_5616, r2587=NMS_2587)
+    held = (SPENT / "heldout-reported-3" / "lightning-17936-v4-accel1-permission-denied.txt").read_text()
+    assert _first(held, clusters) == [5616]
+    assert _first(
+        "Check failed: NewServer(server_def) == ::tensorflow::Status::OK() (" + TPU_OPEN_5616.splitlines()[0] + ")", clusters
+    ) == [5616]
+    control = (SPENT / "heldout-reported-2" / "3056-vision-roi-align-xla-backend-control.txt").read_text()
+    assert index.match(control, clusters) == []
+
+
+def test_a_loader_error_names_the_library_and_the_mismatch_not_the_symbol():
+    """``_XLAC`` missing a torch symbol is torch and torch_xla from different builds, whichever symbol it is, and
+    the loader prints it without an exception type; a symbol another library misses is another problem."""
+    clusters = _clusters(r2259=XLAC_2259)
+    for name in ("marin-731-xlac-undefined-symbol-version-mismatch.txt", "moelora-27-xlac-undefined-symbol-message.txt"):
+        assert _first((SPENT / "heldout-reported-3" / name).read_text(), clusters) == [2259], name
+    assert primary(error_lines(XLAC_2259)).signature == "ImportError: _XLAC.so: undefined symbol: <symbol>"
+    other = "ImportError: /venv/lib/python3.10/site-packages/torchvision/_C.so: undefined symbol: _ZN3c1017RegisterOperators"
+    assert index.match(other, clusters) == []
+
+
+def test_a_jax_backend_error_gets_no_upstream_report():
+    """The PJRT API mismatch text is XLA's, and JAX prints it when one of its plugins does not fit: JAX's own
+    wording ("Unable to initialize backend ...") with no sign of torch_xla is not a torch_xla report."""
+    from xlakb.triage import log_from_text, reported_hits, triage
+
+    clusters = _clusters(r6949=PJRT_6949)
+    control = (SPENT / "heldout-reported" / "22416-jax-pjrt-api-version-control.txt").read_text()
+    assert index.match(control, clusters)  # the words are the same ...
+    assert reported_hits(triage(log_from_text(control, "paste"), []), control, clusters) == []  # ... the stack is not
+    mine = "RuntimeError: Bad StatusOr access: INVALID_ARGUMENT: Mismatched PJRT plugin PJRT API version (0.54) and framework PJRT API version 0.51)."
+    assert reported_hits(triage(log_from_text(mine, "paste"), []), mine, clusters)
+
+
+EMPTY_STRIDED_2858 = (  # https://github.com/pytorch/xla/issues/2858
+    "RuntimeError: Could not run 'aten::empty_strided' with arguments from the 'XLA' backend. This could be because "
+    "the operator doesn't exist for this backend, or was omitted during the selective/custom build process (if using "
+    "custom build). If you are a Facebook employee using PyTorch on mobile, please visit https://fburl.com/ptmfixes "
+    "for possible resolutions. 'aten::empty_strided' is only available for these backends: [CPU, CUDA, BackendSelect, "
+    "Named, AutogradOther, AutogradCPU, AutogradCUDA, Auto"
+)
+
+
+def test_the_same_first_sentence_with_other_explanations_is_the_same_error():
+    """The dispatcher states the error in its first sentence and then explains, differently from one torch release
+    to the next (and PyTorch 1.6 renamed the XLATensorId key to XLA): the same first sentence finds the report,
+    weaker than a cut. Another op's first sentence is another error."""
+    clusters = _clusters(r2858=EMPTY_STRIDED_2858)
+    held = (SPENT / "heldout-reported-2" / "2303-lightning-tpu-ckpt-on-gpu-empty-strided.txt").read_text()
+    hits = index.match(held, clusters)
+    assert [r.number for r in hits[0].cluster.issues] == [2858] and not hits[0].exact
+    other = held.replace("empty_strided", "empty.memory_format")
+    assert index.match(other, clusters) == []

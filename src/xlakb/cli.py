@@ -641,6 +641,7 @@ def cmd_triage(args) -> int:
                 "line": h.line.line if h.line else None,
                 "frames": list(h.frames),
                 "exact": h.exact,
+                "how": h.how,
                 "generic": generic_hit(h, result),
             }
             for h in reported

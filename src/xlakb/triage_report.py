@@ -287,6 +287,8 @@ def reported_lines(reported: list, lang: str = "en", limit: int = 5, generic: li
             + f" {lead.title[:90]}"
         )
         out.append(f"      {lead.url}")
+        if getattr(hit, "how", ""):
+            out.append("      " + _UI[lang]["reported_how"][hit.how])
         if hit.line is None and getattr(hit, "frames", ()):
             out.append("      " + _UI[lang]["reported_frames"].format(frames=", ".join(f.split(":", 1)[1] for f in hit.frames)))
         others = [r for r in c.issues if r.number != lead.number]

@@ -294,6 +294,7 @@ def test_paste_box_gives_the_same_answer_as_xlakb_triage(browser, server, layout
         + sorted(CORPUS.glob("negative/measured/*.log"))
         + sorted((REPO / "src" / "xlakb" / "data" / "background").glob("*.log"))
         + sorted(CORPUS.glob("pasted/*.txt"))
+        + sorted(CORPUS.glob("heldout-reported*/*.txt"))  # spent rounds: bare messages, cut lines, stacks alone
     )
     assert len(logs) >= 200
     seen_reported = seen_generic = 0
@@ -321,6 +322,7 @@ def test_paste_box_gives_the_same_answer_as_xlakb_triage(browser, server, layout
                     "line": h.line.line if h.line else None,
                     "frames": list(h.frames),
                     "exact": h.exact,
+                    "how": h.how,
                     "generic": generic_hit(h, result),
                 }
                 for h in reported_hits(result, text, clusters)

@@ -382,7 +382,8 @@
     return {
       // a paste of another accelerator stack with no sign of torch_xla: no upstream report either (triage.py reported_hits)
       upstream: (f.others.length && !f.signs.length ? [] : reported(text, data)).map(function (h) {
-        return { cluster: h.cluster, line: h.line, frames: h.frames, exact: h.exact, generic: h.line !== null && genericHit(h.line, f.origins) };
+        return { cluster: h.cluster, line: h.line, frames: h.frames, exact: h.exact, how: h.how || "",
+                 generic: h.line !== null && genericHit(h.line, f.origins) };
       }),
       torch_xla: version || null, torch: f.torch || null, version_source: torchXla ? "given" : (f.where || null),
       torch_xla_signs: f.signs, other_backends: f.others, layers: f.layers, ambiguous: ambiguous,
@@ -407,6 +408,8 @@
       helperFrame: new RegExp(r.helper_frame), entryFrame: new RegExp(r.entry_frame),
       identifier: new RegExp(r.identifier), span: new RegExp(r.code_span, "g"),
       consequence: new RegExp(r.consequence), exceptionType: new RegExp(r.exception_type), minMessage: r.min_message,
+      bareSkip: new RegExp(r.bare_skip), minBare: r.min_bare, bareLines: r.bare_lines, minCut: r.min_cut,
+      minTail: r.min_tail, maxCutLines: r.max_cut_lines,
       stackCpp: new RegExp(r.frames.cpp, "g"), pyPath: new RegExp(r.frames.py_path),
       frameSkip: r.frames.skip.map(function (p) { return new RegExp(p); }),
       cppKept: r.frames.cpp_kept, pyKept: r.frames.py_kept, specific: r.frames.specific,
@@ -540,6 +543,95 @@
     return Array.from(message.replace(/<\w+>|\s/g, "")).length >= C.minMessage ? message : "";
   }
 
+  function literalLength(signature) { return Array.from(signature.replace(/<\w+>|\s/g, "")).length; }
+
+  /* Lines that may be a message pasted alone (signature.py bare_lines). */
+  function bareLines(text, C) {
+    var out = [], seen = {};
+    var lines = text.split(/\r\n|\r|\n/).filter(function (l) { return l.trim(); });
+    lines.slice(Math.max(0, lines.length - C.bareLines)).forEach(function (raw) {
+      var line = raw.replace(C.prefix, "").trim().replace(/^`+|`+$/g, "").trim();
+      if (!line || line.length > 500 || C.bareSkip.test(line) || C.kinds.some(function (kd) { return kd[1].test(line); })) return;
+      var sig = reportedNormalise(line, C);
+      if (literalLength(sig) < C.minBare || seen[sig]) return;
+      seen[sig] = true;
+      out.push({ kind: "message", line: line, signature: sig, location: "", helper: "", key: sig });
+    });
+    return out;
+  }
+
+  /* A message and its tails after each ": " (index.py _tails). */
+  function tails(message) {
+    var out = [message], at = message.indexOf(": ");
+    while (at !== -1) { out.push(message.slice(at + 2)); at = message.indexOf(": ", at + 2); }
+    return out;
+  }
+
+  /* A message's first sentence when more follow, else "" (index.py _sentence). */
+  function sentence(message) { var at = message.indexOf(". "); return at > 0 ? message.slice(0, at) : ""; }
+
+  /* Clusters whose message agrees with a pasted line's but for a cut (index.py match_cut). */
+  function matchCut(lines, clusters, C) {
+    var found = {}, chainedKinds = ["status", "check"];
+    var mine = lines.slice(Math.max(0, lines.length - C.maxCutLines)).map(function (e) {
+      return [e, tails(messageOf(e.signature, C) || e.signature)];
+    });
+    clusters.forEach(function (c) {
+      if (c.generic || c.kind === "stack") return;
+      var theirs = messageOf(c.signature, C) || c.signature, theirTails = tails(theirs);
+      mine.forEach(function (pair) {
+        var e = pair[0];
+        var specific = e.location && e.location !== e.helper;
+        if (specific && c.location && c.location !== (c.helper || "") && e.location !== c.location) return;
+        var chained = chainedKinds.indexOf(e.kind) !== -1 || chainedKinds.indexOf(c.kind) !== -1;
+        pair[1].forEach(function (a, i) {
+          for (var j = 0; j < theirTails.length; j++) {
+            var b = theirTails[j], tail = i > 0 || j > 0;
+            if (tail && !chained) break;
+            var short = a.length <= b.length ? a : b, long = a.length <= b.length ? b : a;
+            var weak, shared, first, how;
+            if (long.indexOf(short) === 0 && (tail || short !== long)) {
+              if (e.kind === "message" && short !== a) continue;  // a bare line is no error by itself: only it is cut
+              weak = tail;
+              shared = literalLength(short);
+              how = tail ? "cause" : "cut";
+            } else if (!tail && (first = sentence(a)) && first === sentence(b)) {
+              weak = true;  // the same first sentence, then other explanations
+              shared = literalLength(first);
+              how = "sentence";
+            } else {
+              continue;
+            }
+            if (shared < (weak ? C.minTail : C.minCut)) continue;
+            var best = found[c.key];
+            if (!best || (best[0] === weak ? best[1] < shared : best[0] && !weak)) {
+              found[c.key] = [weak, shared, theirs, { cluster: c, line: e.line, exact: false, frames: [], how: how }];
+            }
+          }
+        });
+      });
+    });
+    var all = Object.keys(found).map(function (k) { return found[k]; }), support = {};
+    all.forEach(function (t) {
+      support[t[3].cluster.key] = all.reduce(function (n, o) {
+        return n + ((o[2].indexOf(t[2]) === 0 || t[2].indexOf(o[2]) === 0) ? o[3].cluster.issues.length : 0);
+      }, 0);
+    });
+    all.sort(function (a, b) {
+      return ((a[0] ? 1 : 0) - (b[0] ? 1 : 0)) || (b[1] - a[1]) || (support[b[3].cluster.key] - support[a[3].cluster.key]) ||
+             (b[3].cluster.issues.length - a[3].cluster.issues.length) ||
+             (a[3].cluster.key < b[3].cluster.key ? -1 : a[3].cluster.key > b[3].cluster.key ? 1 : 0);
+    });
+    var out = [], shown = {};
+    all.forEach(function (t) {  // a report whose stored lines were cut at two places is in two clusters: named once
+      var numbers = t[3].cluster.issues.map(function (r) { return r.number; });
+      if (numbers.every(function (n) { return shown[n]; })) return;
+      numbers.forEach(function (n) { shown[n] = true; });
+      out.push(t[3]);
+    });
+    return out;
+  }
+
   /* The upstream clusters a paste matches, best first (as xlakb.upstream.index.match). */
   function reported(text, data) {
     var U = data.upstream;
@@ -572,6 +664,22 @@
       return ((!!a.cluster.generic) - (!!b.cluster.generic)) || (rank(a.cluster.kind) - rank(b.cluster.kind)) || ((!a.exact) - (!b.exact)) ||
              (b.cluster.issues.length - a.cluster.issues.length);
     });
+    if (!out.some(function (h) { return !h.cluster.generic; })) {
+      // a message pasted alone, without its type or a log's prefix, is known by its words (inexactly)
+      var bare = bareLines(text, C), alone = [];
+      bare.forEach(function (e) {
+        (byMessage[e.signature] || []).forEach(function (c) {
+          if (seen[c.key]) return;
+          seen[c.key] = true;
+          alone.push({ cluster: c, line: e.line, exact: false, frames: [], how: "alone" });
+        });
+      });
+      out = alone.concat(out);
+      // a line cut short is the start of the stored one, or the stored one of it (index.py match_cut)
+      if (!out.some(function (h) { return !h.cluster.generic; })) {
+        out = matchCut(lines.filter(function (e) { return !consequence(e); }).concat(bare), U.clusters, C).concat(out);
+      }
+    }
     if (!out.some(function (h) { return !h.cluster.generic; })) {
       // a paste showing its own error must share its innermost frame; a stack alone, any specific one
       var shown = lines.some(function (e) { return !consequence(e); });
@@ -800,6 +908,7 @@
           var recs = c.records.map(function (id) { return '<a href="' + esc(recordsHref + id + "/") + '">' + esc(id) + "</a>"; });
           return '<li data-issue="' + lead.number + '"><a href="' + esc(lead.url) + '" rel="noopener">#' + lead.number + "</a> " +
             esc(lead.title) + (lang === "zh" ? "（" + esc(bits.join(t.sep)) + "）" : " (" + esc(bits.join(t.sep)) + ")") +
+            (h.how ? "<br>" + esc(t.reported_how[h.how]) : "") +
             (h.line === null && (h.frames || []).length ? "<br>" + esc(t.reported_frames.replace("{frames}",
               h.frames.map(function (f) { return f.slice(f.indexOf(":") + 1); }).join(", "))) : "") +
             (others.length ? "<br>" + esc(t.reported_also) + " " + others.join(", ") : "") +

@@ -10,7 +10,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from .signature import SPECIFIC_FRAME, ErrorLine, error_lines, guilty_frames, message_of
+from .signature import (
+    MAX_CUT_LINES,
+    MIN_CUT,
+    MIN_TAIL,
+    SPECIFIC_FRAME,
+    ErrorLine,
+    bare_lines,
+    error_lines,
+    guilty_frames,
+    literal_length,
+    message_of,
+)
 from .store import Report
 
 
@@ -217,6 +228,10 @@ class Reported:
     line: ErrorLine | None
     exact: bool  # the guilty locations agree too (or neither names one)
     frames: tuple[str, ...] = ()
+    #: how an inexact line matched, when not by its signature or message: "alone" (a message pasted alone),
+    #: "cut" (one line starts the other), "cause" (a status's cause under other context), "sentence" (the same
+    #: first sentence, other explanations after it)
+    how: str = ""
 
 
 _KIND_ORDER = ("check", "assert", "status", "lowering", "exception", "crash")
@@ -258,10 +273,104 @@ def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
         )
     )
     if not any(not h.cluster.generic for h in out):
+        # a message pasted alone, without its type or a log's prefix, is known by its words (inexactly)
+        bare = bare_lines(text)
+        alone = []
+        for e in bare:
+            for c in by_message.get(e.signature, ()):
+                if c.key not in seen:
+                    seen.add(c.key)
+                    alone.append(Reported(c, e, exact=False, how="alone"))
+        out = [*alone, *out]
+        # a line cut short (a terminal, a copied excerpt) is the start of the stored one, or the stored one of it
+        if not any(not h.cluster.generic for h in out):
+            out = [*match_cut([*(e for e in lines if not e.consequence), *bare], clusters), *out]
+    if not any(not h.cluster.generic for h in out):
         # a paste that shows its own error must share its innermost guilty frame (the same function failed,
         # its message reworded); a paste of a stack alone, any specific frame
         shown = any(not e.consequence for e in lines)
         out = [*match_frames(guilty_frames(text), clusters, innermost=shown), *out]
+    return out
+
+
+#: the kinds of error whose message is a chain of ``context: cause``
+CHAINED = ("status", "check")
+
+
+def _tails(message: str) -> list[str]:
+    """A message and each tail of it that starts after a ``": "``: outer layers prefix their context to an
+    error (``TPU initialization failed: ``, a status code, ``Failed to import x because of ...: ``)."""
+    out = [message]
+    at = message.find(": ")
+    while at != -1:
+        out.append(message[at + 2 :])
+        at = message.find(": ", at + 2)
+    return out
+
+
+def _sentence(message: str) -> str:
+    """A message's first sentence when more follow (up to the first ``". "``), else ""."""
+    at = message.find(". ")
+    return message[:at] if at > 0 else ""
+
+
+def match_cut(lines: list[ErrorLine], clusters: Iterable[Cluster]) -> list[Reported]:
+    """The clusters whose message and a pasted line's message agree but for a cut: one starts with the other
+    (a terminal's width, an excerpt, a stored line cut by its thread, maybe mid-word; the shorter says at least
+    ``MIN_CUT`` characters; a bare line, which says nothing of being an error, only as the cut one); weaker, a
+    tail of one after an outer layer's ``context: `` starts with a tail of the other, or both say the same first
+    sentence and then go on differently (at least ``MIN_TAIL``). Inexact. Best first: cuts before the weaker, the most shared,
+    then the most support (the reports of every candidate whose message agrees with this one, one of the two
+    cut shorter: stored lines of one bug cut at different places support each other), then the most reported."""
+    found: dict[str, tuple[bool, int, str, Reported]] = {}
+    mine = [(e, _tails(message_of(e.signature) or e.signature)) for e in lines[-MAX_CUT_LINES:]]
+    for c in clusters:
+        if c.generic or c.kind == "stack":
+            continue
+        theirs = message_of(c.signature) or c.signature
+        their_tails = _tails(theirs)
+        for e, tails in mine:
+            if e.specific and c.location and c.location != c.helper and e.location != c.location:
+                continue
+            # a status is a chain of contexts (absl and TensorFlow prefix each layer's own): a tail of one is
+            # the same error; an exception's words after a colon are its own (a list, a value), not a cause
+            chained = e.kind in CHAINED or c.kind in CHAINED
+            for i, a in enumerate(tails):
+                for j, b in enumerate(their_tails):
+                    short, long = sorted((a, b), key=len)
+                    tail = i > 0 or j > 0
+                    if tail and not chained:
+                        break
+                    if long.startswith(short) and (tail or short != long):
+                        if e.kind == "message" and short is not a:  # a bare line is no error by itself: only it is cut
+                            continue
+                        weak, shared, how = tail, literal_length(short), "cause" if tail else "cut"
+                    elif not tail and (first := _sentence(a)) and first == _sentence(b):
+                        # the same first sentence, then other explanations (the dispatcher lists backends, a
+                        # release adds a hint): the first sentence states the error
+                        weak, shared, how = True, literal_length(first), "sentence"
+                    else:
+                        continue
+                    if shared < (MIN_TAIL if weak else MIN_CUT):
+                        continue
+                    best = found.get(c.key)
+                    if best is None or (best[0], -best[1]) > (weak, -shared):
+                        found[c.key] = (weak, shared, theirs, Reported(c, e, exact=False, how=how))
+    support = {
+        key: sum(len(r.cluster.issues) for _, _, other, r in found.values() if other.startswith(m) or m.startswith(other))
+        for key, (_, _, m, _) in found.items()
+    }
+    ranked = sorted(
+        found.values(),
+        key=lambda t: (t[0], -t[1], -support[t[3].cluster.key], -len(t[3].cluster.issues), t[3].cluster.key),
+    )
+    out, shown = [], set()
+    for *_, r in ranked:  # a report whose stored lines were cut at two places is in two clusters: named once
+        numbers = {i.number for i in r.cluster.issues}
+        if numbers <= shown:
+            continue
+        shown |= numbers
+        out.append(r)
     return out
 
 

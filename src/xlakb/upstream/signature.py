@@ -20,8 +20,8 @@ KIND_PATTERNS = (
     (
         "status",
         r"(?:Non-OK-status|Bad StatusOr access|(?<![A-Z_])(?:INVALID_ARGUMENT|INTERNAL|UNIMPLEMENTED|"
-        r"RESOURCE_EXHAUSTED|FAILED_PRECONDITION|NOT_FOUND|UNAVAILABLE|ABORTED|OUT_OF_RANGE|"
-        r"DEADLINE_EXCEEDED|UNKNOWN)(?::| error:)|"
+        r"RESOURCE_EXHAUSTED|FAILED_PRECONDITION|NOT_FOUND|UNAVAILABLE|ABORTED|OUT_OF_RANGE|DEADLINE_EXCEEDED|"
+        r"PERMISSION_DENIED|ALREADY_EXISTS|CANCELLED|DATA_LOSS|UNAUTHENTICATED|UNKNOWN)(?::| error:)|"
         # the same codes as TensorFlow-era XLA printed them (``Invalid argument: ...``), before absl's names:
         # where a status begins (a line, after an exception's or log's prefix, "handling error ..."), never in prose
         r"(?:^|(?<=: )|(?<=\] )|(?<=error ))(?:Invalid argument|Unimplemented|Resource exhausted|Failed precondition|Out of range|"
@@ -33,11 +33,15 @@ KIND_PATTERNS = (
         r"(?:Error while lowering|Lowering (?:of )?\S+ (?:is )?not (?:supported|implemented)|"
         r"Unsupported XLA type)\b.*",
     ),
-    # torch_xla's spawn prints a worker's error after the worker's device: ``Exception in device=TPU:3: ...``
+    # torch_xla's spawn prints a worker's error after the worker's device: ``Exception in device=TPU:3: ...``;
+    # the dynamic loader's own line names no exception (``/x/_XLAC...so: undefined symbol: ...``), and a C++
+    # exception that ends the process prints its message after ``what():``
     (
         "exception",
         r"(?:^|(?<=\s)|(?<=>))(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b:.*|"
-        r"\bException in device=\S+: \S.*",
+        r"\bException in device=\S+: \S.*|"
+        r"(?:^|(?<=\s))\S+\.so(?:\.\d+)*: (?:undefined symbol|cannot open shared object file)\b.*|"
+        r"(?<=what\(\):)\s*\S.*",
     ),
     ("crash", r"(?:Segmentation fault|SIGSEGV|SIGABRT|Aborted \(core dumped\)|Fatal Python error:).*"),
 )
@@ -135,6 +139,12 @@ def export_rules() -> dict:
         "consequence": CONSEQUENCE,
         "exception_type": EXCEPTION_TYPE,
         "min_message": MIN_MESSAGE,
+        "bare_skip": BARE_SKIP,
+        "min_bare": MIN_BARE,
+        "bare_lines": BARE_LINES,
+        "min_cut": MIN_CUT,
+        "min_tail": MIN_TAIL,
+        "max_cut_lines": MAX_CUT_LINES,
         "source": SOURCE,
         "identifier": IDENTIFIER,
         "code_span": CODE_SPAN,
@@ -249,6 +259,45 @@ def message_of(signature: str) -> str:
     an error by itself (placeholders aside, fewer than ``MIN_MESSAGE`` characters)."""
     message = _EXCEPTION_TYPE.sub("", signature, count=1)
     return message if len(re.sub(r"<\w+>|\s", "", message)) >= MIN_MESSAGE else ""
+
+
+#: a line pasted alone that could be a message without its type: not a frame, not code, not a log's chatter
+BARE_SKIP = r"^(?:File \"|Traceback\b|at |#\d|@ |\*\*\*|\.\.\.|\$ |>>> |[-=*_~]{3,})|\w+::\w+\s*\(|\bline \d+, in\b"
+#: the least a bare line must say, placeholders aside (more than a typed message: nothing says it is an error)
+MIN_BARE = 16
+#: how much of a message, placeholders and spaces aside, two lines must share when one is cut short
+MIN_CUT = 20
+#: ... and when they agree only after an outer layer's context (a tail says less of which error it is)
+MIN_TAIL = 32
+#: the last error lines of a paste that are compared so (a long log's earlier errors are its past)
+MAX_CUT_LINES = 50
+#: only the last lines of a long log are read for bare messages (the error is what a log prints last)
+BARE_LINES = 400
+_BARE_SKIP = re.compile(BARE_SKIP)
+
+
+def literal_length(signature: str) -> int:
+    """The characters of a signature that are neither placeholders nor spaces."""
+    return len(re.sub(r"<\w+>|\s", "", signature))
+
+
+def bare_lines(text: str) -> list[ErrorLine]:
+    """The lines of a paste that no error kind matches but that may be a message pasted alone ("Missing XLA
+    configuration", "Input tensor is not an XLA tensor: torch.FloatTensor"): kind ``message``, no location.
+    Frames, code and log banners are left out; each line says at least ``MIN_BARE`` characters."""
+    out: list[ErrorLine] = []
+    seen: set[str] = set()
+    lines = [ln for ln in re.split(r"\r\n|\r|\n", text) if ln.strip()][-BARE_LINES:]
+    for raw in lines:
+        line = _LOG_PREFIX.sub("", raw, count=1).strip().strip("`").strip()
+        if not line or len(line) > 500 or _BARE_SKIP.search(line) or any(rx.search(line) for _, rx in KINDS):
+            continue
+        sig = normalise(line)
+        if literal_length(sig) < MIN_BARE or sig in seen:
+            continue
+        seen.add(sig)
+        out.append(ErrorLine("message", line, sig, ""))
+    return out
 
 
 def _strip_wrapper(line: str) -> str:
