@@ -125,7 +125,8 @@ def corpus_scores() -> list[dict]:
 HELDOUT_ROUNDS = (
     ("heldout-reported", "round 1 (spent)", "第 1 轮（已用过）"),
     ("heldout-reported-2", "round 2 (spent)", "第 2 轮（已用过）"),
-    ("heldout-reported-3", "round 3", "第 3 轮"),
+    ("heldout-reported-3", "round 3 (spent)", "第 3 轮（已用过）"),
+    ("heldout-reported-4", "round 4", "第 4 轮"),
 )
 
 
