@@ -574,11 +574,11 @@
   function matchCut(lines, clusters, C) {
     var found = {}, chainedKinds = ["status", "check"];
     var mine = lines.slice(Math.max(0, lines.length - C.maxCutLines)).map(function (e) {
-      return [e, tails(messageOf(e.signature, C) || e.signature)];
+      return [e, tails((messageOf(e.signature, C) || e.signature).toLowerCase())];
     });
     clusters.forEach(function (c) {
       if (c.generic || c.kind === "stack") return;
-      var theirs = messageOf(c.signature, C) || c.signature, theirTails = tails(theirs);
+      var theirs = (messageOf(c.signature, C) || c.signature).toLowerCase(), theirTails = tails(theirs);
       mine.forEach(function (pair) {
         var e = pair[0];
         var specific = e.location && e.location !== e.helper;
@@ -640,7 +640,7 @@
     U.clusters.forEach(function (c) {
       (bySig[c.signature] = bySig[c.signature] || []).push(c);
       var m = messageOf(c.signature, C);
-      if (m) (byMessage[m] = byMessage[m] || []).push(c);
+      if (m) (byMessage[m.toLowerCase()] = byMessage[m.toLowerCase()] || []).push(c);  // other letter case
     });
     var out = [], seen = {};
     // a fatal signal with no guilty place is the crash's consequence: the error it came of is the title
@@ -649,7 +649,7 @@
     if (lines.some(function (e) { return !consequence(e); })) lines = lines.filter(function (e) { return !consequence(e); });
     lines.forEach(function (e) {
       var same = bySig[e.signature] || [], message = messageOf(e.signature, C);
-      var other = message ? (byMessage[message] || []).filter(function (c) { return same.indexOf(c) === -1; }) : [];
+      var other = message ? (byMessage[message.toLowerCase()] || []).filter(function (c) { return same.indexOf(c) === -1; }) : [];
       same.concat(other).forEach(function (c) {
         var specific = e.location && e.location !== e.helper;
         if (specific && c.location && c.location !== (c.helper || "") && e.location !== c.location) return;
@@ -668,7 +668,7 @@
       // a message pasted alone, without its type or a log's prefix, is known by its words (inexactly)
       var bare = bareLines(text, C), alone = [];
       bare.forEach(function (e) {
-        (byMessage[e.signature] || []).forEach(function (c) {
+        (byMessage[e.signature.toLowerCase()] || []).forEach(function (c) {
           if (seen[c.key]) return;
           seen[c.key] = true;
           alone.push({ cluster: c, line: e.line, exact: false, frames: [], how: "alone" });

@@ -19,6 +19,7 @@ from .signature import (
     bare_lines,
     error_lines,
     guilty_frames,
+    kept_frames,
     literal_length,
     message_of,
 )
@@ -135,22 +136,23 @@ def build(
     for r in sorted(reports.values(), key=lambda r: r.number):
         if r.pull_request:
             continue
+        frames = kept_frames(r.frames)
         for e in _titles(r.error_lines()):
             c = by_key.get(e.key)
             if c is None:
                 c = by_key[e.key] = Cluster(e.key, e.signature, e.location, e.kind, e.helper, e.consequence)
             if r not in c.issues:
                 c.issues.append(r)
-            c.frames.extend(f for f in r.frames if f not in c.frames)
-        if not r.errors and r.frames:
+            c.frames.extend(f for f in frames if f not in c.frames)
+        if not r.errors and frames:
             # a thread that shows a stack and no error line (the message cut off) is known by its innermost
             # guilty frame: a paste of the same stack finds it (match_frames)
-            key = f"stack @ {r.frames[0]}"
+            key = f"stack @ {frames[0]}"
             c = by_key.get(key)
             if c is None:
-                c = by_key[key] = Cluster(key, "", r.frames[0], "stack")
+                c = by_key[key] = Cluster(key, "", frames[0], "stack")
             c.issues.append(r)
-            c.frames.extend(f for f in r.frames if f not in c.frames)
+            c.frames.extend(f for f in frames if f not in c.frames)
     _fold_unlocated(by_key)
     closing: dict[int, set[int]] = {}
     for pr in reports.values():
@@ -251,13 +253,13 @@ def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
     for c in clusters:
         by_sig.setdefault(c.signature, []).append(c)
         if message := message_of(c.signature):
-            by_message.setdefault(message, []).append(c)
+            by_message.setdefault(message.lower(), []).append(c)  # the same words in other letter case
     out: list[Reported] = []
     seen = set()
     for e in lines:
         message = message_of(e.signature)
         same = by_sig.get(e.signature, [])
-        for c in [*same, *(c for c in by_message.get(message, ()) if message and c not in same)]:
+        for c in [*same, *(c for c in by_message.get(message.lower(), ()) if message and c not in same)]:
             if e.specific and c.location and c.location != c.helper and e.location != c.location:
                 continue
             if c.key in seen:
@@ -277,7 +279,7 @@ def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
         bare = bare_lines(text)
         alone = []
         for e in bare:
-            for c in by_message.get(e.signature, ()):
+            for c in by_message.get(e.signature.lower(), ()):
                 if c.key not in seen:
                     seen.add(c.key)
                     alone.append(Reported(c, e, exact=False, how="alone"))
@@ -323,11 +325,11 @@ def match_cut(lines: list[ErrorLine], clusters: Iterable[Cluster]) -> list[Repor
     then the most support (the reports of every candidate whose message agrees with this one, one of the two
     cut shorter: stored lines of one bug cut at different places support each other), then the most reported."""
     found: dict[str, tuple[bool, int, str, Reported]] = {}
-    mine = [(e, _tails(message_of(e.signature) or e.signature)) for e in lines[-MAX_CUT_LINES:]]
+    mine = [(e, _tails((message_of(e.signature) or e.signature).lower())) for e in lines[-MAX_CUT_LINES:]]
     for c in clusters:
         if c.generic or c.kind == "stack":
             continue
-        theirs = message_of(c.signature) or c.signature
+        theirs = (message_of(c.signature) or c.signature).lower()
         their_tails = _tails(theirs)
         for e, tails in mine:
             if e.specific and c.location and c.location != c.helper and e.location != c.location:

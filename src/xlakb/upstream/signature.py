@@ -64,10 +64,12 @@ HELPER_FRAME = (
     r"OkOrThrow|ShapeHelper|CheckStatus)$"
 )
 #: Python frames that say where the program was, not why: the step marker, autograd's and nn.Module's
-#: entries, test harness wrappers (the generic entry frames of triage's data/triage_generic.yaml)
+#: entries, test harness wrappers (the generic entry frames of triage's data/triage_generic.yaml), and the
+#: multiprocessing launcher every spawned worker starts in (xmp.spawn and the worker's start functions)
 ENTRY_FRAME = (
     r"^(?:mark_step|sync|step|optimizer_step|wait_device_ops|backward|grad|_engine_run_backward|"
-    r"_call_impl|_wrapped_call_impl|__call__|_op|wrapper|inner|_fn|<module>|<lambda>)$"
+    r"_call_impl|_wrapped_call_impl|__call__|_op|wrapper|inner|_fn|<module>|<lambda>|"
+    r"spawn|_start_fn|_mp_start_fn|run_multiprocess|_run_multiprocess|_run_singleprocess|_run_thread_per_device)$"
 )
 #: what a crash prints last, whatever went wrong: the fatal-signal handler's line, the shell's "Segmentation
 #: fault"/"Aborted", Python's faulthandler on a signal, a spawner saying its worker died of a signal or an exit
@@ -344,6 +346,19 @@ def guilty_frames(text: str, excerpt: bool = False) -> list[str]:
         if len(py) >= int(_FRAME_RULES["py_kept"]):
             break
     return cpp + py
+
+
+def kept_frames(frames: list[str]) -> list[str]:
+    """Stored guilty frames that today's rules still call guilty (frames are read when a report is stored; a
+    frame a later rule skips, such as a launcher every worker starts in, names no bug any more)."""
+    out = []
+    for f in frames:
+        if f.startswith("cpp:") and any(rx.search(f[4:]) for rx in _FRAME_SKIP):
+            continue
+        if f.startswith("py:") and _ENTRY_FRAME.match(f.rsplit(":", 1)[-1]):
+            continue
+        out.append(f)
+    return out
 
 
 def stack_text(frames: list[str]) -> str:
