@@ -1041,3 +1041,28 @@ def test_the_launcher_every_worker_starts_in_names_no_report():
     held = (SPENT / "heldout-reported-4" / "63849-pytorch-tpu-wheel-on-gpu-xla-gpu-stack-only.txt").read_text()
     assert "py:torch_xla/distributed/xla_multiprocessing.py:spawn" not in guilty_frames(held)
     assert index.match(held, clusters) == []
+
+
+CUDA_OOM_6971 = (  # https://github.com/pytorch/xla/issues/6971
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 158.00 MiB. GPU 0 has a total capacity of 15.77 GiB "
+    "of which 79.88 MiB is free. Process 32460 has 15.69 GiB memory in use. Of the allocated memory 3.28 GiB is "
+    "allocated by PyTorch, and 227.89 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is "
+    "large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for "
+    "Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)"
+)
+
+
+def test_a_partial_match_needs_a_sign_of_torch_xla():
+    """A CUDA out-of-memory from a run without torch_xla starts like one a torch_xla user stored: a match on part
+    of a message (a cut) is no evidence when nothing in the paste comes from torch_xla or the layers below it.
+    The same paste from a torch_xla run is answered."""
+    from xlakb.triage import log_from_text, reported_hits, triage
+
+    clusters = _clusters(r6971=CUDA_OOM_6971)
+    cuda = (Path(__file__).resolve().parent.parent / "src/xlakb/data/background/torch-cuda-oom.log").read_text()
+    assert [h.how for h in index.match(cuda, clusters)] == ["cut"]
+    assert reported_hits(triage(log_from_text(cuda, "paste"), []), cuda, clusters) == []
+    mine = cuda.replace(
+        "Traceback", 'File "/venv/lib/python3.11/site-packages/torch_xla/core/xla_model.py", line 3, in x\nTraceback', 1
+    )
+    assert [h.how for h in reported_hits(triage(log_from_text(mine, "paste"), []), mine, clusters)] == ["cut"]

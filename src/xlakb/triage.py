@@ -1122,15 +1122,25 @@ def export_records(records: list[dict], cat=None, background: list[tuple[str, st
     }
 
 
+#: the inexact matches of the reported tier that share only part of a message (upstream.index.match_cut)
+PARTIAL = ("cut", "cause", "sentence")
+
+
 def reported_hits(result: Result, text: str, clusters: list) -> list:
     """The stored upstream reports a paste matches (:func:`xlakb.upstream.index.match`), or none when the
     paste shows another accelerator stack and no sign of torch_xla: as with the records, the same words from
-    another backend are not this project's bug (the site's paste box does the same)."""
+    another backend are not this project's bug (the site's paste box does the same). A match on part of a
+    message needs a sign of torch_xla or of a layer below it."""
     from .upstream.index import match
 
     if result.other_backends and not result.torch_xla_signs:
         return []
-    return match(text, clusters)
+    hits = match(text, clusters)
+    if not result.torch_xla_signs and not result.layers:
+        # a cut, a cause or a first sentence is a partial match: with nothing in the paste printed by torch_xla or
+        # the layers below it, the same start of torch's own words (a CUDA out-of-memory) is no evidence
+        hits = [h for h in hits if h.how not in PARTIAL]
+    return hits
 
 
 def engine(data: dict) -> tuple[list[dict], CatalogIndex]:
