@@ -304,6 +304,55 @@ def test_import_then_triage_names_the_upstream_issue(kb, tmp_path, capsys):
     assert [i["number"] for i in data["upstream"][0]["cluster"]["issues"]] == [2238, 5719]
     assert not data["matches"]
     assert data["upstream"][0]["generic"] is False  # a check of its own function: the reports can be this bug
+    # what a developer said in the thread was the cause comes with the report, in the paste's language too
+    (kb / "upstream" / "causes.yaml").write_text(
+        "causes:\n- issue: 5719\n  by: some-dev\n  commits: 12\n  url: https://github.com/pytorch/xla/issues/5719\n"
+        "  en: The view's storage offset was not clamped to the base tensor's size.\n  zh: 视图的存储偏移没有限制在基础张量的大小之内。\n",
+        "utf-8",
+    )
+    assert main(["--root", str(kb), "triage", str(paste)]) == 1
+    assert "cause, as @some-dev said in #5719: The view's storage offset was not clamped" in capsys.readouterr().out
+    assert main(["--root", str(kb), "triage", str(paste), "--lang", "zh"]) == 1
+    assert "视图的存储偏移没有限制" in capsys.readouterr().out
+    assert main(["--root", str(kb), "validate"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("causes: {}\n", "must hold a list under 'causes'"),
+        ("causes:\n- issue: 5719\n", "field 'by' is missing"),
+        (
+            "causes:\n- {issue: 5719, by: dev, commits: 0, url: 'https://github.com/pytorch/xla/issues/5719', en: x, zh: 中}\n",
+            "'commits' must be a positive count",
+        ),
+        (
+            "causes:\n- {issue: 5719, by: dev, commits: 3, url: 'https://github.com/pytorch/xla/issues/5719', en: x, zh: x}\n",
+            "'zh' must be one Chinese sentence",
+        ),
+        (
+            "causes:\n- {issue: 5719, by: dev, commits: 3, url: 'https://github.com/pytorch/xla/issues/1', en: x, zh: 中}\n",
+            "'url' 'https://github.com/pytorch/xla/issues/1' is another thread's",
+        ),
+        (
+            "causes:\n- {issue: 42, by: dev, commits: 3, url: 'https://github.com/pytorch/xla/issues/42', en: x, zh: 中}\n",
+            "#42 is not a stored report",
+        ),
+        ("causes:\n- &a {issue: 1}\n- *a\n", "refused: an alias"),
+    ],
+)
+def test_a_bad_cause_file_is_named_by_validate(kb, tmp_path, capsys, text, says):
+    from xlakb.cli import main
+
+    source = tmp_path / "issues.json"
+    source.write_text(json.dumps([_gh(5719, "Lowering fails:\n" + AS_STRIDED_5719, title="as_strided errors")]))
+    assert main(["--root", str(kb), "upstream", "import", str(source)]) == 0
+    (kb / "upstream" / "causes.yaml").write_text(text, "utf-8")
+    capsys.readouterr()
+    assert main(["--root", str(kb), "validate"]) != 0
+    err = capsys.readouterr()
+    assert "upstream/causes.yaml" in err.out + err.err and says in err.out + err.err
 
 
 def test_reports_of_a_check_a_generic_helper_prints_come_with_a_warning(kb, tmp_path, capsys):

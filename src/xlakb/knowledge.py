@@ -32,7 +32,20 @@ def validate(root: Path) -> tuple[list[Record], list[Problem]]:
         problems.extend(workaround_problems(root, rel, record, node))
     problems.extend(signature_problems(root, records))
     problems.extend(table_problems(root, records))
+    problems.extend(cause_problems(root))
     return records, problems
+
+
+def cause_problems(root: Path) -> list[Problem]:
+    """What the reports' threads say was the cause (upstream/causes.yaml) as data, and against the store."""
+    from .errors import XlakbError
+    from .upstream import causes, store
+
+    try:
+        found = causes.problems(causes.load(root), store.load(root))
+    except XlakbError as err:
+        found = [str(err)]
+    return [Problem(causes.CAUSES, None, "causes", m.split(": ", 1)[1] if m.startswith(str(causes.CAUSES)) else m) for m in found]
 
 
 def table_problems(root: Path, records: list[Record]) -> list[Problem]:
@@ -165,6 +178,11 @@ def upstream_clusters(root: Path):
     # the first release shipping a PR is a fact of the clone (ancestry or cherry-pick), whether or not the
     # PR's test proved a bug: every mined candidate gives it
     fixes = {m.pr: m.fixed_in for m in load_table(root) if m.pr and m.fixed_in}
-    from .upstream import links
+    from .errors import XlakbError
+    from .upstream import causes, links
 
-    return index.build(reports, [r.data for r in load_records(root)], fixes, links.load(root))
+    try:
+        said = causes.load(root)
+    except XlakbError:  # `xlakb validate` names the file, the entry and the field; triage goes on without them
+        said = {}
+    return index.build(reports, [r.data for r in load_records(root)], fixes, links.load(root), said)

@@ -911,6 +911,10 @@
           var recs = c.records.map(function (id) { return '<a href="' + esc(recordsHref + id + "/") + '">' + esc(id) + "</a>"; });
           return '<li data-issue="' + lead.number + '"><a href="' + esc(lead.url) + '" rel="noopener">#' + lead.number + "</a> " +
             esc(lead.title) + (lang === "zh" ? "（" + esc(bits.join(t.sep)) + "）" : " (" + esc(bits.join(t.sep)) + ")") +
+            (c.causes || []).slice(0, 2).map(function (x) {
+              return '<br><span class="xlakb-triage-cause">' + esc(t.reported_cause.replace("{by}", x.by).replace("{issue}", x.issue)
+                .replace("{cause}", lang === "zh" ? x.zh : x.en)) + "</span>";
+            }).join("") +
             (h.how ? "<br>" + esc(t.reported_how[h.how]) : "") +
             (h.line === null && (h.frames || []).length ? "<br>" + esc(t.reported_frames.replace("{frames}",
               h.frames.map(function (f) { return f.slice(f.indexOf(":") + 1); }).join(", "))) : "") +

@@ -43,6 +43,8 @@ class Cluster:
     stale: list[int] = field(default_factory=list)
     #: the guilty frames its reports show (signature.guilty_frames), each once
     frames: list[str] = field(default_factory=list)
+    #: what its reports' threads say was the cause, where a developer said it (upstream.causes, as JSON)
+    causes: list[dict] = field(default_factory=list)
 
     @property
     def open(self) -> list[Report]:
@@ -84,6 +86,7 @@ class Cluster:
             "records",
             "stale",
             "frames",
+            "causes",
         )
         return cls(**{k: data[k] for k in fields if k in data}, issues=issues)
 
@@ -112,6 +115,7 @@ class Cluster:
             "records": self.records,
             "stale": self.stale,
             "frames": self.frames,
+            "causes": self.causes,
         }
 
 
@@ -120,12 +124,14 @@ def build(
     records: Iterable[Mapping] = (),
     fixes: Mapping[int, str] | None = None,
     linked: Mapping[int, list[dict]] | None = None,
+    causes: Mapping[int, object] | None = None,
 ) -> list[Cluster]:
     """Every cluster: the issues (not pull requests) grouped by each error signature they show (an issue
     with two different errors is in two clusters), with the pull requests closing them, the records naming
     them and ``fixes`` (fix PR -> first release with it, from records and mined proofs), and the commits a
     clone says fix them (``linked``: issue -> [{pr, commit, release}], :mod:`xlakb.upstream.links`; a report
-    stored as open that one of them fixes is ``stale``). A report showing guilty frames and no error line is in
+    stored as open that one of them fixes is ``stale``), and what their threads say was the cause
+    (``causes``: issue -> :class:`xlakb.upstream.causes.Cause`). A report showing guilty frames and no error line is in
     a ``stack`` cluster of its innermost frame (no signature: only its frames match). Most reported first.
 
     A fatal-signal line with no guilty place (ErrorLine.consequence) is what the crash printed last: a report
@@ -186,6 +192,7 @@ def build(
         shipped = sorted((fixes[p] for p in c.fixed_by if p in fixes), key=lambda v: tuple(int(x) for x in v.split(".")))
         c.first_fixed = shipped[0] if shipped else None
         c.stale = sorted(r.number for r in c.issues if r.state == "open" and r.number in fixed_issues)
+        c.causes = [causes[n].to_json() for n in sorted(numbers) if n in (causes or {})]
     # most reported first; clusters of a bare fatal signal (any crashes) after every error
     return sorted(by_key.values(), key=lambda c: (c.generic, -len(c.issues), c.key))
 
