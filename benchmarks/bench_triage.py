@@ -126,7 +126,8 @@ HELDOUT_ROUNDS = (
     ("heldout-reported", "round 1 (spent)", "第 1 轮（已用过）"),
     ("heldout-reported-2", "round 2 (spent)", "第 2 轮（已用过）"),
     ("heldout-reported-3", "round 3 (spent)", "第 3 轮（已用过）"),
-    ("heldout-reported-4", "round 4", "第 4 轮"),
+    ("heldout-reported-4", "round 4 (spent)", "第 4 轮（已用过）"),
+    ("heldout-reported-5", "round 5", "第 5 轮"),
 )
 
 
