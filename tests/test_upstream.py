@@ -1115,3 +1115,19 @@ def test_a_partial_match_needs_a_sign_of_torch_xla():
         "Traceback", 'File "/venv/lib/python3.11/site-packages/torch_xla/core/xla_model.py", line 3, in x\nTraceback', 1
     )
     assert [h.how for h in reported_hits(triage(log_from_text(mine, "paste"), []), mine, clusters)] == ["cut"]
+
+
+def test_the_to_do_page_gives_what_a_developer_said_was_the_cause():
+    from xlakb.sitegen.render import reported_page
+    from xlakb.upstream.causes import Cause
+
+    reports = {5719: store.Report(5719, "as_strided", "open", "u", errors=[e.__dict__ for e in error_lines(AS_STRIDED_5719)])}
+    said = {
+        5719: Cause(
+            5719, "dev", 3, "https://github.com/pytorch/xla/issues/5719", "The offset was not clamped.", "偏移没有被限制。"
+        )
+    }
+    for lang, words in (("en", "cause, as @dev said in"), ("zh", "原因（@dev 在")):
+        page = reported_page(index.build(reports, causes=said), lang, href=lambda rid: rid)
+        assert words in page and "[#5719](https://github.com/pytorch/xla/issues/5719)" in page
+        assert ("The offset was not clamped." if lang == "en" else "偏移没有被限制。") in page

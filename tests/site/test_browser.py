@@ -366,6 +366,27 @@ def test_paste_box_shows_strong_matches_advice_and_workaround(browser, server, l
     assert not browser.find_elements(By.CSS_SELECTOR, ".xlakb-triage-match")
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_paste_box_shows_what_a_developer_said_was_the_cause(browser, server, layout, lang):
+    """A paste of a stored report's error is answered with the report and, under it, the cause a pytorch/xla
+    developer gave in its thread (upstream/causes.yaml), in the page's language."""
+    from selenium.webdriver.common.by import By
+
+    from xlakb.upstream import causes, store
+
+    said = causes.load(layout)
+    reports = store.load(layout)
+    cause = next(c for n, c in sorted(said.items()) if reports[n].errors)
+    line = reports[cause.issue].errors[0]["line"]
+    browser.get(f"{server}{'' if lang == 'en' else 'zh/'}triage/")
+    _paste_box_ready(browser)
+    _paste(browser, line + "\n")
+    _submit(browser)
+    shown = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".xlakb-triage-cause"))
+    text = " ".join(el.text for el in shown)
+    assert f"@{cause.by}" in text and (cause.en if lang == "en" else cause.zh) in text
+
+
 # -- a site for people: what a visitor with an error meets, in both languages ------------------------------
 def _luminance(rgb: tuple[float, ...]) -> float:
     def channel(c: float) -> float:

@@ -1035,7 +1035,7 @@ def reported_page(clusters: list, lang: str, href, limit: int = 100) -> str:
             meta.append(t["reported_fixed"].format(prs=prs) + (_paren(c.first_fixed, lang) if c.first_fixed else ""))
         out.append(t["list_sep"].join(meta) + "\n")
         for said in c.causes[:2]:  # what a developer said in the thread was the cause, in our words
-            cause = t["reported_cause"].format(by=said["by"], issue=said["issue"], cause=said[lang])
+            cause = t["triage"]["reported_cause"].format(by=said["by"], issue=said["issue"], cause=said[lang])
             out.append(escape(cause).replace(f"#{said['issue']}", f"[#{said['issue']}]({said['url']})", 1) + "\n")
         for r in sorted(c.issues, key=lambda r: r.number, reverse=True)[:10]:
             state = t["reported_state"][r.state]
