@@ -121,12 +121,29 @@ def corpus_scores() -> list[dict]:
 
 
 #: the held-out rounds of the reported tier: (folder, what the figures call it); a round is judged once, when
-#: it is first run, and is spent after that (its figures are kept, but tuning against it would make them lies)
+#: it is first run, and is spent after that: its figures are then today's rules on pastes they may have been
+#: tuned on, and say so (the figure it gave when judged is in the README and the commit that judged it)
 HELDOUT_ROUNDS = (
-    ("heldout-reported", "round 1 (spent)", "第 1 轮（已用过）"),
-    ("heldout-reported-2", "round 2 (spent)", "第 2 轮（已用过）"),
-    ("heldout-reported-3", "round 3 (spent)", "第 3 轮（已用过）"),
-    ("heldout-reported-4", "round 4 (spent)", "第 4 轮（已用过）"),
+    (
+        "heldout-reported",
+        "round 1 (spent: today's rules, not a held-out figure)",
+        "第 1 轮（已用过：按现在的规则，不是留出集数字）",
+    ),
+    (
+        "heldout-reported-2",
+        "round 2 (spent: today's rules, not a held-out figure)",
+        "第 2 轮（已用过：按现在的规则，不是留出集数字）",
+    ),
+    (
+        "heldout-reported-3",
+        "round 3 (spent: today's rules, not a held-out figure)",
+        "第 3 轮（已用过：按现在的规则，不是留出集数字）",
+    ),
+    (
+        "heldout-reported-4",
+        "round 4 (spent: today's rules, not a held-out figure)",
+        "第 4 轮（已用过：按现在的规则，不是留出集数字）",
+    ),
     ("heldout-reported-5", "round 5", "第 5 轮"),
 )
 
