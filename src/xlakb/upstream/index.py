@@ -251,8 +251,10 @@ def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
     another exception type or none (:func:`~xlakb.upstream.signature.message_of`; inexact); where both name a
     guilty location it must be the same (a look-alike from another function is another bug; a helper's own
     place names no function: it agrees with every caller, inexactly). Best first: the most specific kind, then
-    the most reported. A paste whose error lines match no cluster (it shows only a stack, or a reworded message)
-    matches by its guilty frames instead (:func:`match_frames`)."""
+    the most reported. Messages compare in any letter case. A paste whose error lines match no cluster is tried,
+    inexactly and in this order, by a line that is a message pasted alone (:func:`~xlakb.upstream.signature.
+    bare_lines`), by a line cut short or a status's cause (:func:`match_cut`), then by its guilty frames
+    (:func:`match_frames`: it shows only a stack, or a reworded message)."""
     clusters = list(clusters)
     lines = _titles(error_lines(text))
     by_sig: dict[str, list[Cluster]] = {}
