@@ -45,7 +45,7 @@ def cause_problems(root: Path) -> list[Problem]:
         found = causes.problems(causes.load(root), store.load(root))
     except XlakbError as err:
         found = [str(err)]
-    return [Problem(causes.CAUSES, None, "causes", m.split(": ", 1)[1] if m.startswith(str(causes.CAUSES)) else m) for m in found]
+    return _file_problems(causes.CAUSES, "causes", found)
 
 
 def table_problems(root: Path, records: list[Record]) -> list[Problem]:
@@ -60,7 +60,12 @@ def table_problems(root: Path, records: list[Record]) -> list[Problem]:
         found = table.problems(root, entries, store.load(root), [r.id for r in records])
     except XlakbError as err:
         found = [str(err)]
-    return [Problem(table.TABLE, None, "reports", m.split(": ", 1)[1] if m.startswith(str(table.TABLE)) else m) for m in found]
+    return _file_problems(table.TABLE, "reports", found)
+
+
+def _file_problems(path: Path, where: str, messages: list[str]) -> list[Problem]:
+    """Problems of a data file from messages that may start with the file's name (it is said once)."""
+    return [Problem(path, None, where, m.split(": ", 1)[1] if m.startswith(str(path)) else m) for m in messages]
 
 
 def signature_problems(root: Path, records: list[Record]) -> list[Problem]:

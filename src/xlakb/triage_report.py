@@ -287,9 +287,9 @@ def reported_lines(reported: list, lang: str = "en", limit: int = 5, generic: li
             + f" {lead.title[:90]}"
         )
         out.append(f"      {lead.url}")
-        for said in getattr(c, "causes", [])[:2]:
+        for said in c.causes[:2]:
             out.append("      " + _UI[lang]["reported_cause"].format(issue=said["issue"], by=said["by"], cause=said[lang]))
-        if getattr(hit, "how", ""):
+        if hit.how:
             out.append("      " + _UI[lang]["reported_how"][hit.how])
         if hit.line is None and getattr(hit, "frames", ()):
             out.append("      " + _UI[lang]["reported_frames"].format(frames=", ".join(f.split(":", 1)[1] for f in hit.frames)))

@@ -461,11 +461,14 @@
     return [caller || helper, helper];
   }
 
+  /* A pasted line without its log prefix, indentation and backticks (signature.py _clean). */
+  function cleanLine(raw, C) { return raw.replace(C.prefix, "").trim().replace(/^`+|`+$/g, "").trim(); }
+
   function reportedLines(text, U) {
     var C = reportedRules(U);
     var lines = text.split(/\r\n|\r|\n/), out = [], seen = {};
     lines.forEach(function (raw, i) {
-      var line = raw.replace(C.prefix, "").trim().replace(/^`+|`+$/g, "").trim();
+      var line = cleanLine(raw, C);
       if (!line || line.length > 2000) return;
       // an error quoted inline in prose is that code span (signature.py error_lines)
       var spans = [], sm;
@@ -543,7 +546,13 @@
   /* A signature without its exception type, or "" when the rest says too little (signature.py message_of). */
   function messageOf(signature, C) {
     var message = signature.replace(C.exceptionType, "");
-    return Array.from(message.replace(/<\w+>|\s/g, "")).length >= C.minMessage ? message : "";
+    return literalLength(message) >= C.minMessage ? message : "";
+  }
+
+  /* Both name a guilty place and they differ (index.py _elsewhere). */
+  function elsewhere(e, c) {
+    var specific = e.location && e.location !== e.helper;
+    return !!(specific && c.location && c.location !== (c.helper || "") && e.location !== c.location);
   }
 
   function literalLength(signature) { return Array.from(signature.replace(/<\w+>|\s/g, "")).length; }
@@ -553,7 +562,7 @@
     var out = [], seen = {};
     var lines = text.split(/\r\n|\r|\n/).filter(function (l) { return l.trim(); });
     lines.slice(Math.max(0, lines.length - C.bareLines)).forEach(function (raw) {
-      var line = raw.replace(C.prefix, "").trim().replace(/^`+|`+$/g, "").trim();
+      var line = cleanLine(raw, C);
       if (!line || line.length > 500 || C.bareSkip.test(line) || C.kinds.some(function (kd) { return kd[1].test(line); })) return;
       var sig = reportedNormalise(line, C);
       if (literalLength(sig) < C.minBare || seen[sig]) return;
@@ -584,8 +593,7 @@
       var theirs = (messageOf(c.signature, C) || c.signature).toLowerCase(), theirTails = tails(theirs);
       mine.forEach(function (pair) {
         var e = pair[0];
-        var specific = e.location && e.location !== e.helper;
-        if (specific && c.location && c.location !== (c.helper || "") && e.location !== c.location) return;
+        if (elsewhere(e, c)) return;
         var chained = chainedKinds.indexOf(e.kind) !== -1 || chainedKinds.indexOf(c.kind) !== -1;
         pair[1].forEach(function (a, i) {
           for (var j = 0; j < theirTails.length; j++) {
@@ -654,8 +662,7 @@
       var same = bySig[e.signature] || [], message = messageOf(e.signature, C);
       var other = message ? (byMessage[message.toLowerCase()] || []).filter(function (c) { return same.indexOf(c) === -1; }) : [];
       same.concat(other).forEach(function (c) {
-        var specific = e.location && e.location !== e.helper;
-        if (specific && c.location && c.location !== (c.helper || "") && e.location !== c.location) return;
+        if (elsewhere(e, c)) return;
         if (seen[c.key]) return;
         seen[c.key] = true;
         out.push({ cluster: c, line: e.line, exact: e.location === c.location && c.signature === e.signature, frames: [] });

@@ -246,6 +246,12 @@ class Reported:
 _KIND_ORDER = ("check", "assert", "status", "lowering", "exception", "crash")
 
 
+def _elsewhere(e: ErrorLine, c: Cluster) -> bool:
+    """Both name a guilty place and they differ: a look-alike from another function is another bug (a helper's
+    own place names no function: it agrees with every caller)."""
+    return e.specific and bool(c.location) and c.location != c.helper and e.location != c.location
+
+
 def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
     """The clusters whose signature a paste shows: same words after normalisation, or the same message under
     another exception type or none (:func:`~xlakb.upstream.signature.message_of`; inexact); where both name a
@@ -269,7 +275,7 @@ def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
         message = message_of(e.signature)
         same = by_sig.get(e.signature, [])
         for c in [*same, *(c for c in by_message.get(message.lower(), ()) if message and c not in same)]:
-            if e.specific and c.location and c.location != c.helper and e.location != c.location:
+            if _elsewhere(e, c):
                 continue
             if c.key in seen:
                 continue
@@ -341,7 +347,7 @@ def match_cut(lines: list[ErrorLine], clusters: Iterable[Cluster]) -> list[Repor
         theirs = (message_of(c.signature) or c.signature).lower()
         their_tails = _tails(theirs)
         for e, tails in mine:
-            if e.specific and c.location and c.location != c.helper and e.location != c.location:
+            if _elsewhere(e, c):
                 continue
             # a status is a chain of contexts (absl and TensorFlow prefix each layer's own): a tail of one is
             # the same error; an exception's words after a colon are its own (a list, a value), not a cause

@@ -225,7 +225,7 @@ def error_lines(text: str) -> list[ErrorLine]:
     seen: set[str] = set()
     lines = re.split(r"\r\n|\r|\n", text)
     for i, raw in enumerate(lines):
-        line = _LOG_PREFIX.sub("", raw, count=1).strip().strip("`").strip()
+        line = _clean(raw)
         if not line or len(line) > 2000:
             continue
         # an error quoted inline in prose ("it fails with `RuntimeError: ...` when") is that code span
@@ -260,7 +260,7 @@ def message_of(signature: str) -> str:
     """A signature without the exception type it starts with, or "" when what is left says too little to name
     an error by itself (placeholders aside, fewer than ``MIN_MESSAGE`` characters)."""
     message = _EXCEPTION_TYPE.sub("", signature, count=1)
-    return message if len(re.sub(r"<\w+>|\s", "", message)) >= MIN_MESSAGE else ""
+    return message if literal_length(message) >= MIN_MESSAGE else ""
 
 
 #: a line pasted alone that could be a message without its type: not a frame, not code, not a log's chatter
@@ -278,6 +278,11 @@ BARE_LINES = 400
 _BARE_SKIP = re.compile(BARE_SKIP)
 
 
+def _clean(raw: str) -> str:
+    """A pasted line without its log prefix, its indentation and the backticks around it."""
+    return _LOG_PREFIX.sub("", raw, count=1).strip().strip("`").strip()
+
+
 def literal_length(signature: str) -> int:
     """The characters of a signature that are neither placeholders nor spaces."""
     return len(re.sub(r"<\w+>|\s", "", signature))
@@ -291,7 +296,7 @@ def bare_lines(text: str) -> list[ErrorLine]:
     seen: set[str] = set()
     lines = [ln for ln in re.split(r"\r\n|\r|\n", text) if ln.strip()][-BARE_LINES:]
     for raw in lines:
-        line = _LOG_PREFIX.sub("", raw, count=1).strip().strip("`").strip()
+        line = _clean(raw)
         if not line or len(line) > 500 or _BARE_SKIP.search(line) or any(rx.search(line) for _, rx in KINDS):
             continue
         sig = normalise(line)
