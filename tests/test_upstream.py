@@ -16,7 +16,7 @@ import pytest
 
 from xlakb.errors import XlakbError
 from xlakb.upstream import github, index, store
-from xlakb.upstream.signature import error_lines, guilty_frames, normalise, primary
+from xlakb.upstream.signature import error_lines, guilty_frames, normalise, primary, title_line
 
 # Real pastes from upstream issues (verbatim lines; the URL of each is beside it).
 XTENSOR_2960 = (  # https://github.com/pytorch/xla/issues/2960
@@ -1131,3 +1131,59 @@ def test_the_to_do_page_gives_what_a_developer_said_was_the_cause():
         page = reported_page(index.build(reports, causes=said), lang, href=lambda rid: rid)
         assert words in page and "[#5719](https://github.com/pytorch/xla/issues/5719)" in page
         assert ("The offset was not clamped." if lang == "en" else "偏移没有被限制。") in page
+
+
+TITLE_3453 = "Computation requires more parameters (3311) than supported (limit 3305)."  # .../issues/3453
+TITLE_1963 = (  # https://github.com/pytorch/xla/issues/1963
+    "Runs on GPU, error on TPU: Computation requires more parameters (546) than supported (limit 236)"
+)
+TITLE_2651 = "Failed to connect to client mesh master"  # https://github.com/pytorch/xla/issues/2651
+
+
+def test_a_title_is_a_line_only_when_it_may_be_the_error():
+    """A report titled by its error gives a ``title`` line, without tags; a title an error kind already finds, one
+    that says too little, or a crash's consequence gives none."""
+    assert title_line(TITLE_3453).signature == "Computation requires more parameters <dims> than supported (limit <n>)"
+    assert title_line("[torchbench] Input tensor is not an XLA tensor: torch.FloatTensor").signature == (
+        "Input tensor is not an XLA tensor: torch.FloatTensor"
+    )
+    for title in ("RuntimeError: Missing XLA configuration", "xm.save hangs", "Exception: process 3 terminated with exit code 1"):
+        assert title_line(title) is None, title
+
+
+def test_a_paste_of_the_error_a_report_is_titled_by_names_it():
+    """The stored thread shows no error line (or another one), but its title is the error: a pasted line that says
+    the title's words, or its words after the reporter's context, names it; titles that state one error are one
+    cluster. A line that goes on after a title is a cut match, which needs a sign of torch_xla; a prose title
+    matches nothing, and titles never make the reported page's list."""
+    from xlakb.triage import log_from_text, reported_hits, triage
+
+    stored = {
+        3453: store.Report(3453, TITLE_3453, "closed", "u"),
+        1963: store.Report(
+            1963, TITLE_1963, "closed", "u", errors=[e.__dict__ for e in error_lines("UNAVAILABLE: Socket closed")]
+        ),
+        2651: store.Report(2651, TITLE_2651, "closed", "u"),
+        10: store.Report(10, "Training is slow on TPU v3-8 pods", "open", "u"),
+    }
+    clusters = index.build(stored)
+    titled = [c for c in clusters if c.kind == "title"]
+    assert sorted(sorted(r.number for r in c.issues) for c in titled) == [[10], [1963, 3453], [2651]]
+    held = (SPENT / "heldout-reported-4" / "3920-computation-requires-more-parameters-message.txt").read_text()
+    lightning = (SPENT / "heldout-reported-5" / "1538-lightning-computation-requires-more-parameters.txt").read_text()
+    for paste in (held, lightning):
+        hits = index.match(paste, clusters)
+        assert [r.number for r in hits[0].cluster.issues] == [1963, 3453] and hits[0].how == "title", paste
+    mesh = "RuntimeError: Failed to connect to client mesh master: t1v-n-5db23080-w-0:58799\n"
+    assert [(h.cluster.issues[0].number, h.how) for h in index.match(mesh, clusters)] == [(2651, "title-cut")]
+    assert reported_hits(triage(log_from_text(mesh, "paste"), []), mesh, clusters) == []
+    signed = "import torch_xla\n" + mesh
+    assert [h.how for h in reported_hits(triage(log_from_text(signed, "paste"), []), signed, clusters)] == ["title-cut"]
+    for paste in (
+        "Training is slow on TPU v3-8 pods and more\n",  # prose that starts with a title is no error line
+        "RuntimeError: Failed to connect to client mesh masterful\n",
+    ):
+        assert index.match(paste, clusters) == [], paste
+    from xlakb.sitegen.render import reported_page
+
+    assert "Training is slow" not in reported_page(clusters, "en", lambda rid: rid)

@@ -532,7 +532,7 @@ def cmd_upstream(args) -> int:
         return _upstream_table(root, args)
     from .knowledge import upstream_clusters
 
-    clusters = upstream_clusters(root)
+    clusters = [c for c in upstream_clusters(root) if c.kind != "title"]  # titles are matched, never listed
     shown = clusters[: args.limit]
     if args.json:
         print(json.dumps([c.to_json() for c in shown], indent=1, ensure_ascii=False))

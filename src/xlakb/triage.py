@@ -1122,8 +1122,9 @@ def export_records(records: list[dict], cat=None, background: list[tuple[str, st
     }
 
 
-#: the inexact matches of the reported tier that share only part of a message (upstream.index.match_cut)
-PARTIAL = ("cut", "cause", "sentence")
+#: the inexact matches of the reported tier that share only part of a message (upstream.index.match_cut, and a
+#: title the pasted line starts with: match_titles)
+PARTIAL = ("cut", "cause", "sentence", "title-cut")
 
 
 def reported_hits(result: Result, text: str, clusters: list) -> list:

@@ -757,7 +757,8 @@ def test_the_paste_data_is_packed_minified_and_gzipped(built):
     assert data["catalog"]["packed"] == 1 and len(data["catalog"]["rows"]) > 1000
     assert sum(isinstance(row[0], int) for row in data["catalog"]["rows"]) > 0.9 * len(data["catalog"]["rows"])
     assert gzip.decompress((built / "assets" / "triage.json.gz").read_bytes()) == raw
-    assert len(raw) < 1_500_000 and (built / "assets" / "triage.json.gz").stat().st_size < 400_000
+    # the clusters leave empty fields out; reports titled by their error (about 440 title clusters) add ~0.13 MB
+    assert len(raw) < 1_700_000 and (built / "assets" / "triage.json.gz").stat().st_size < 400_000
     assert all("summary" in r for r in data["records"])  # an answer says what the bug is in the record's words
 
 

@@ -383,7 +383,7 @@
       // a paste of another accelerator stack with no sign of torch_xla: no upstream report either (triage.py reported_hits)
       upstream: (f.others.length && !f.signs.length ? [] : reported(text, data)).filter(function (h) {
         // a match on part of a message needs a sign of torch_xla or its layers (triage.py reported_hits)
-        return f.signs.length || f.layers.length || ["cut", "cause", "sentence"].indexOf(h.how || "") === -1;
+        return f.signs.length || f.layers.length || ["cut", "cause", "sentence", "title-cut"].indexOf(h.how || "") === -1;
       }).map(function (h) {
         return { cluster: h.cluster, line: h.line, frames: h.frames, exact: h.exact, how: h.how || "",
                  generic: h.line !== null && genericHit(h.line, f.origins) };
@@ -589,7 +589,7 @@
       return [e, tails((messageOf(e.signature, C) || e.signature).toLowerCase())];
     });
     clusters.forEach(function (c) {
-      if (c.generic || c.kind === "stack") return;
+      if (c.generic || c.kind === "stack" || c.kind === "title") return;
       var theirs = (messageOf(c.signature, C) || c.signature).toLowerCase(), theirTails = tails(theirs);
       mine.forEach(function (pair) {
         var e = pair[0];
@@ -643,12 +643,44 @@
     return out;
   }
 
+  /* The title clusters whose title states a pasted line's error (index.py match_titles); adds them to seen. */
+  function matchTitles(lines, clusters, seen, cut, C) {
+    var found = {};
+    var mine = lines.slice(Math.max(0, lines.length - C.maxCutLines)).map(function (e) {
+      return [e, tails((messageOf(e.signature, C) || e.signature).toLowerCase())];
+    });
+    clusters.forEach(function (c) {
+      if (c.kind !== "title" || seen[c.key]) return;
+      var theirs = tails(c.signature.toLowerCase());
+      mine.forEach(function (pair) {
+        if (cut && pair[0].kind === "message") return;  // a bare line is no error by itself
+        pair[1].forEach(function (a, i) {
+          theirs.forEach(function (b, j) {
+            var least = i || j ? C.minTail : (cut ? C.minCut : C.minBare), said = literalLength(b);
+            if (said < least) return;
+            var hit = !cut ? a === b : a.length > b.length && a.indexOf(b) === 0 && !/[\p{L}\p{N}_]/u.test(a.charAt(b.length));
+            if (hit && (!found[c.key] || found[c.key][0] < said)) {
+              found[c.key] = [said, { cluster: c, line: pair[0].line, exact: false, frames: [], how: cut ? "title-cut" : "title" }];
+            }
+          });
+        });
+      });
+    });
+    var all = Object.keys(found).map(function (k) { return found[k]; });
+    all.sort(function (a, b) {
+      return (b[0] - a[0]) || (b[1].cluster.issues.length - a[1].cluster.issues.length) || cmpStr(a[1].cluster.key, b[1].cluster.key);
+    });
+    all.forEach(function (t) { seen[t[1].cluster.key] = true; });
+    return all.map(function (t) { return t[1]; });
+  }
+
   /* The upstream clusters a paste matches, best first (as xlakb.upstream.index.match). */
   function reported(text, data) {
     var U = data.upstream;
     if (!U || !U.clusters.length) return [];
     var bySig = {}, byMessage = {}, C = reportedRules(U);
     U.clusters.forEach(function (c) {
+      if (c.kind === "title") return;  // a title is matched only by matchTitles
       (bySig[c.signature] = bySig[c.signature] || []).push(c);
       var m = messageOf(c.signature, C);
       if (m) (byMessage[m.toLowerCase()] = byMessage[m.toLowerCase()] || []).push(c);  // other letter case
@@ -684,10 +716,12 @@
           alone.push({ cluster: c, line: e.line, exact: false, frames: [], how: "alone" });
         });
       });
-      out = alone.concat(out);
+      // a report titled by the error, which its thread does not show as an error line
+      var mine = lines.filter(function (e) { return !consequence(e); }).concat(bare);
+      out = alone.concat(matchTitles(mine, U.clusters, seen, false, C), out);
       // a line cut short is the start of the stored one, or the stored one of it (index.py match_cut)
       if (!out.some(function (h) { return !h.cluster.generic; })) {
-        out = matchCut(lines.filter(function (e) { return !consequence(e); }).concat(bare), U.clusters, C).concat(out);
+        out = matchCut(mine, U.clusters, C).concat(matchTitles(mine, U.clusters, seen, true, C), out);
       }
     }
     if (!out.some(function (h) { return !h.cluster.generic; })) {
@@ -913,9 +947,10 @@
           var others = c.issues.filter(function (r) { return r.number !== lead.number; }).slice(0, 8).map(function (r) {
             return '<a href="' + esc(r.url) + '" rel="noopener">#' + r.number + "</a>";
           });
-          var fix = c.fixed_by.length ? t.reported_fix.replace("{prs}", c.fixed_by.map(function (n) { return "#" + n; }).join(", ")) +
+          var fixes = c.fixed_by || [];  // the data leaves empty lists out (index.py Cluster.to_json)
+          var fix = fixes.length ? t.reported_fix.replace("{prs}", fixes.map(function (n) { return "#" + n; }).join(", ")) +
             (c.first_fixed ? " " + t.reported_first.replace("{release}", c.first_fixed) : "") : "";
-          var recs = c.records.map(function (id) { return '<a href="' + esc(recordsHref + id + "/") + '">' + esc(id) + "</a>"; });
+          var recs = (c.records || []).map(function (id) { return '<a href="' + esc(recordsHref + id + "/") + '">' + esc(id) + "</a>"; });
           return '<li data-issue="' + lead.number + '"><a href="' + esc(lead.url) + '" rel="noopener">#' + lead.number + "</a> " +
             esc(lead.title) + (lang === "zh" ? "（" + esc(bits.join(t.sep)) + "）" : " (" + esc(bits.join(t.sep)) + ")") +
             (c.causes || []).slice(0, 2).map(function (x) {

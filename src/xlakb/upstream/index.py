@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from .signature import (
     MAX_CUT_LINES,
+    MIN_BARE,
     MIN_CUT,
     MIN_TAIL,
     SPECIFIC_FRAME,
@@ -22,6 +23,7 @@ from .signature import (
     kept_frames,
     literal_length,
     message_of,
+    title_line,
 )
 from .store import Report
 
@@ -91,32 +93,45 @@ class Cluster:
         return cls(**{k: data[k] for k in fields if k in data}, issues=issues)
 
     def to_json(self) -> dict:
-        return {
-            "key": self.key,
-            "signature": self.signature,
-            "location": self.location,
-            "kind": self.kind,
-            "helper": self.helper,
-            "generic": self.generic,
-            "issues": [
-                {
-                    "number": r.number,
-                    "title": r.title,
-                    "state": r.state,
-                    "url": r.url,
-                    "created_at": r.created_at,
-                    "labels": r.labels,
-                    "seeded": r.seeded,
-                }
-                for r in self.issues
-            ],
-            "fixed_by": self.fixed_by,
-            "first_fixed": self.first_fixed,
-            "records": self.records,
-            "stale": self.stale,
-            "frames": self.frames,
-            "causes": self.causes,
-        }
+        """The cluster as JSON; empty lists and unknown values are left out (the compiled index and the paste
+        box's data carry every cluster: most have no fix, record, frame or cause)."""
+        return _lean(
+            {
+                "key": self.key,
+                "signature": self.signature,
+                "location": self.location,
+                "kind": self.kind,
+                "helper": self.helper,
+                "generic": self.generic,
+                "issues": [
+                    {
+                        "number": r.number,
+                        "title": r.title,
+                        "state": r.state,
+                        "url": r.url,
+                        "created_at": r.created_at,
+                        "labels": r.labels,
+                        "seeded": r.seeded,
+                    }
+                    for r in self.issues
+                ],
+                "fixed_by": self.fixed_by,
+                "first_fixed": self.first_fixed,
+                "records": self.records,
+                "stale": self.stale,
+                "frames": self.frames,
+                "causes": self.causes,
+            }
+        )
+
+
+def _lean(data: dict) -> dict:
+    """``data`` without its empty lists, ``None`` and ``False`` values (a reader takes the default), the reports
+    in its ``issues`` too. Texts stay, empty or not: an empty location is a fact the matcher compares."""
+    out = {k: v for k, v in data.items() if v is not None and v is not False and v != []}
+    if "issues" in out:
+        out["issues"] = [_lean(i) for i in out["issues"]]
+    return out
 
 
 def build(
@@ -132,7 +147,9 @@ def build(
     clone says fix them (``linked``: issue -> [{pr, commit, release}], :mod:`xlakb.upstream.links`; a report
     stored as open that one of them fixes is ``stale``), and what their threads say was the cause
     (``causes``: issue -> :class:`xlakb.upstream.causes.Cause`). A report showing guilty frames and no error line is in
-    a ``stack`` cluster of its innermost frame (no signature: only its frames match). Most reported first.
+    a ``stack`` cluster of its innermost frame (no signature: only its frames match). A title that may be the
+    error (:func:`~xlakb.upstream.signature.title_line`) makes a ``title`` cluster, matched only by
+    :func:`match_titles`. Most reported first.
 
     A fatal-signal line with no guilty place (ErrorLine.consequence) is what the crash printed last: a report
     that shows the error it came of is grouped by that error only; a report that shows nothing but the
@@ -159,7 +176,15 @@ def build(
                 c = by_key[key] = Cluster(key, "", frames[0], "stack")
             c.issues.append(r)
             c.frames.extend(f for f in frames if f not in c.frames)
+        if t := title_line(r.title):
+            # the title, when it may be the error (match_titles): reports titled alike are one cluster
+            key = f"title: {t.signature.lower()}"
+            c = by_key.get(key)
+            if c is None:
+                c = by_key[key] = Cluster(key, t.signature, "", "title")
+            c.issues.append(r)
     _fold_unlocated(by_key)
+    _fold_titles(by_key)
     closing: dict[int, set[int]] = {}
     for pr in reports.values():
         if pr.pull_request and (pr.merged or pr.state == "closed"):
@@ -205,13 +230,29 @@ def _titles(lines: list[ErrorLine]) -> list[ErrorLine]:
     return lines
 
 
+def _fold_titles(by_key: dict[str, Cluster]) -> None:
+    """A title that states context before an error another report's title states alone ("Runs on GPU, error on
+    TPU: Computation requires more parameters ...") is that error: its reports go with that title's cluster."""
+    alone = {c.signature.lower(): c for c in by_key.values() if c.kind == "title"}
+    for c in [c for c in by_key.values() if c.kind == "title"]:
+        tails = _tails(c.signature.lower())[1:]
+        target = next((alone[t] for t in tails if t in alone and literal_length(t) >= MIN_TAIL), None)
+        if target is None or target is c:
+            continue
+        target.issues.extend(r for r in c.issues if r not in target.issues)
+        target.issues.sort(key=lambda r: r.number)
+        del by_key[c.key]
+        alone.pop(c.signature.lower(), None)
+
+
 def _fold_unlocated(by_key: dict[str, Cluster]) -> None:
     """Reports of an error without its guilty location go with the one cluster of that error that has one
     (when several have, the paste could be any of them: it stays apart). An error that comes out of a
     helper is never folded: its text is every caller's, so one known caller says nothing of the next report."""
     by_sig: dict[str, list[Cluster]] = {}
     for c in by_key.values():
-        by_sig.setdefault(c.signature, []).append(c)
+        if c.kind != "title":
+            by_sig.setdefault(c.signature, []).append(c)
     for sig, group in by_sig.items():
         if any(c.helper for c in group):
             continue
@@ -259,13 +300,16 @@ def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
     place names no function: it agrees with every caller, inexactly). Best first: the most specific kind, then
     the most reported. Messages compare in any letter case. A paste whose error lines match no cluster is tried,
     inexactly and in this order, by a line that is a message pasted alone (:func:`~xlakb.upstream.signature.
-    bare_lines`), by a line cut short or a status's cause (:func:`match_cut`), then by its guilty frames
+    bare_lines`) or a report's title (:func:`match_titles`), by a line cut short or a status's cause
+    (:func:`match_cut`) or a title the line starts with, then by its guilty frames
     (:func:`match_frames`: it shows only a stack, or a reworded message)."""
     clusters = list(clusters)
     lines = _titles(error_lines(text))
     by_sig: dict[str, list[Cluster]] = {}
     by_message: dict[str, list[Cluster]] = {}
     for c in clusters:
+        if c.kind == "title":
+            continue  # a title is matched only by match_titles
         by_sig.setdefault(c.signature, []).append(c)
         if message := message_of(c.signature):
             by_message.setdefault(message.lower(), []).append(c)  # the same words in other letter case
@@ -298,10 +342,12 @@ def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
                 if c.key not in seen:
                     seen.add(c.key)
                     alone.append(Reported(c, e, exact=False, how="alone"))
-        out = [*alone, *out]
+        # a report titled by the error, which its thread does not show as an error line
+        mine = [*(e for e in lines if not e.consequence), *bare]
+        out = [*alone, *match_titles(mine, clusters, seen), *out]
         # a line cut short (a terminal, a copied excerpt) is the start of the stored one, or the stored one of it
         if not any(not h.cluster.generic for h in out):
-            out = [*match_cut([*(e for e in lines if not e.consequence), *bare], clusters), *out]
+            out = [*match_cut(mine, clusters), *match_titles(mine, clusters, seen, cut=True), *out]
     if not any(not h.cluster.generic for h in out):
         # a paste that shows its own error must share its innermost guilty frame (the same function failed,
         # its message reworded); a paste of a stack alone, any specific frame
@@ -342,7 +388,7 @@ def match_cut(lines: list[ErrorLine], clusters: Iterable[Cluster]) -> list[Repor
     found: dict[str, tuple[bool, int, str, Reported]] = {}
     mine = [(e, _tails((message_of(e.signature) or e.signature).lower())) for e in lines[-MAX_CUT_LINES:]]
     for c in clusters:
-        if c.generic or c.kind == "stack":
+        if c.generic or c.kind in ("stack", "title"):
             continue
         theirs = (message_of(c.signature) or c.signature).lower()
         their_tails = _tails(theirs)
@@ -389,6 +435,42 @@ def match_cut(lines: list[ErrorLine], clusters: Iterable[Cluster]) -> list[Repor
         shown |= numbers
         out.append(r)
     return out
+
+
+def _goes_on(line: str, start: str) -> bool:
+    """``line`` is ``start`` and more, from a word's end on (a title that stops before the details)."""
+    return len(line) > len(start) and line.startswith(start) and not (line[len(start)].isalnum() or line[len(start)] == "_")
+
+
+def match_titles(lines: list[ErrorLine], clusters: Iterable[Cluster], seen: set[str], cut: bool = False) -> list[Reported]:
+    """The ``title`` clusters whose title states a pasted line's error: the line's message, or a tail of it after
+    an outer layer's ``context: ``, is the title or a tail of it after the reporter's own context ("Runs on
+    GPU, error on TPU: ..."), in any letter case. What is shared must say ``MIN_BARE`` characters, ``MIN_TAIL``
+    when a tail is involved (a title is prose until it proves otherwise). With ``cut``, an error line (not a
+    bare one) goes on after the title at a word's end (a title that stops before the details; ``MIN_CUT``, or ``MIN_TAIL`` with a
+    tail). Inexact (how ``title`` or ``title-cut``); clusters in ``seen`` are left out and those found added.
+    Best first: the most said, then the most reported."""
+    found: dict[str, tuple[int, Reported]] = {}
+    mine = [(e, _tails((message_of(e.signature) or e.signature).lower())) for e in lines[-MAX_CUT_LINES:]]
+    for c in clusters:
+        if c.kind != "title" or c.key in seen:
+            continue
+        theirs = _tails(c.signature.lower())
+        for e, tails in mine:
+            if cut and e.kind == "message":
+                continue  # a bare line is no error by itself: any prose may start with a title's words
+            for i, a in enumerate(tails):
+                for j, b in enumerate(theirs):
+                    least = MIN_TAIL if i or j else (MIN_CUT if cut else MIN_BARE)
+                    said = literal_length(b)
+                    if said < least:
+                        continue
+                    if a == b if not cut else _goes_on(a, b):
+                        if c.key not in found or found[c.key][0] < said:
+                            found[c.key] = (said, Reported(c, e, exact=False, how="title-cut" if cut else "title"))
+    ranked = sorted(found.values(), key=lambda t: (-t[0], -len(t[1].cluster.issues), t[1].cluster.key))
+    seen.update(r.cluster.key for _, r in ranked)
+    return [r for _, r in ranked]
 
 
 def frame_weights(clusters: Iterable[Cluster]) -> dict[str, int]:

@@ -307,6 +307,26 @@ def bare_lines(text: str) -> list[ErrorLine]:
     return out
 
 
+#: tags a title starts with that are no part of the error (``[torchbench] ``, ``[PJRT] ``, ``[Bug] ``)
+TITLE_TAGS = r"^(?:\s*\[[^\]\n]{1,40}\]\s*)+"
+_TITLE_TAGS = re.compile(TITLE_TAGS)
+
+
+def title_line(title: str) -> ErrorLine | None:
+    """A report's title as a line of kind ``title``, when it may be the error the report shows: a reporter who
+    titles a report by its error ("Computation requires more parameters (3311) than supported (limit 3305)")
+    pastes no more of it. A title an error kind finds is one of the report's error lines already (None); so is a
+    title that says less than a bare line must (``MIN_BARE``) or only a crash's consequence. Most titles are prose: they only ever match a
+    pasted line that says the same words (:func:`xlakb.upstream.index.match_titles`)."""
+    if error_lines(title):
+        return None
+    text = _TITLE_TAGS.sub("", title).strip().strip("`").strip()
+    sig = normalise(text)
+    if literal_length(sig) < MIN_BARE or "\n" in text or _CONSEQUENCE.search(sig):
+        return None  # a crash's consequence ("terminated with exit code 1") names no bug
+    return ErrorLine("title", title.strip(), sig, "")
+
+
 def _strip_wrapper(line: str) -> str:
     """``RuntimeError: torch_xla/csrc/x.cpp:12 : Check failed: a == b`` is the check, not the RuntimeError."""
     for kind, rx in KINDS[:3]:
