@@ -1187,3 +1187,36 @@ def test_a_paste_of_the_error_a_report_is_titled_by_names_it():
     from xlakb.sitegen.render import reported_page
 
     assert "Training is slow" not in reported_page(clusters, "en", lambda rid: rid)
+
+
+FATAL_1109 = (  # https://github.com/vllm-project/tpu-inference/issues/1109 (held-out round 4, spent)
+    "F1114 22:32:47.676167 1232387 pjrt_c_api_helpers.cc:258] Unexpected error status Unexpected "
+    "PJRT_Plugin_Attributes_Args size: expected 32, got 24. The plugin is likely built with a later version than "
+    "the framework. This plugin is built with PJRT API version 0.75.\n"
+    "*** Check failure stack trace: ***\n"
+    "    @     0x71c3713f241f  absl::lts_20230802::log_internal::LogMessageFatal::~LogMessageFatal()\n"
+)
+
+
+def test_a_fatal_log_line_is_an_error_line_placed_in_the_file_that_logged_it():
+    """A fatal absl/glog line that no error kind knows is the error that ended the process: kind ``fatal``, its
+    wrapper set aside, located in the logging source file (a header is every caller's: no place). A fatal line
+    that holds a check stays a check; an info or warning line is no error; a stored fatal line finds its report."""
+    (line,) = error_lines(FATAL_1109)
+    assert (line.kind, line.location) == ("fatal", "pjrt_c_api_helpers.cc")
+    assert line.signature.startswith("Unexpected PJRT_Plugin_Attributes_Args size: expected <n>, got <n>")
+    header = error_lines("F0000 00:00:1745001283.205982     796 status_macros.h:70] Aborting: the runtime went away\n")
+    assert [(e.kind, e.location) for e in header] == [("fatal", "")]
+    check = error_lines(
+        "F0000 00:00:1745001283.205982     796 concurrent_vector.h:70] Check failed: index < state.size (65534 vs. 10)"
+    )
+    assert [e.kind for e in check] == ["check"]
+    for quiet in (
+        "I1114 22:32:47.676167 1232387 pjrt_api.cc:99] PJRT plugin loaded fine\n",
+        "W1114 22:32:47.1 7 x.cc:1] Slow step\n",
+    ):
+        assert error_lines(quiet) == [], quiet
+    stored = store.Report(7, "t", "open", "u", errors=[e.__dict__ for e in error_lines(FATAL_1109)])
+    assert [
+        r.number for h in index.match(FATAL_1109.replace("1232387", "99"), index.build({7: stored}))[:1] for r in h.cluster.issues
+    ] == [7]

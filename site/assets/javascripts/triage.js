@@ -406,7 +406,7 @@
     var r = U.rules;
     U._compiled = {
       kinds: r.kinds.map(function (k) { return [k[0], new RegExp(k[1])]; }),
-      prefix: new RegExp(r.log_prefix), frame: new RegExp(r.cpp_frame, "g"), source: new RegExp(r.source),
+      prefix: new RegExp(r.log_prefix), fatal: new RegExp(r.fatal_log), frame: new RegExp(r.cpp_frame, "g"), source: new RegExp(r.source),
       pyFrame: new RegExp(r.py_frame, "g"), helperSource: new RegExp(r.helper_source),
       helperFrame: new RegExp(r.helper_frame), entryFrame: new RegExp(r.entry_frame),
       identifier: new RegExp(r.identifier), span: new RegExp(r.code_span, "g"),
@@ -478,7 +478,8 @@
         if (C.kinds.some(function (kd) { return kd[1].test(sp); })) spans.push(sp);
       }
       (spans.length ? spans : [line]).forEach(function (segment) {
-        for (var k = 0; k < C.kinds.length; k++) {
+        var k;
+        for (k = 0; k < C.kinds.length; k++) {
           var m = C.kinds[k][1].exec(segment);
           if (!m) continue;
           var found = m[0].trim(), inner = found;
@@ -496,6 +497,16 @@
                        helper: place[1], key: key });
           }
           break;
+        }
+        var fatal = k === C.kinds.length && !spans.length ? C.fatal.exec(raw) : null;
+        if (fatal) {
+          // a fatal log line no kind knows: the error that ended the process, in the file that logged it
+          var fsig = reportedNormalise(line, C), place = C.helperSource.test(fatal[1]) ? "" : fatal[1];
+          var fkey = fsig + (place ? " @ " + place : "");
+          if (fsig.length >= 8 && !seen[fkey]) {
+            seen[fkey] = true;
+            out.push({ kind: "fatal", line: Array.from(line).slice(0, 500).join(""), signature: fsig, location: place, helper: "", key: fkey });
+          }
         }
       });
     });

@@ -49,6 +49,9 @@ LOG_PREFIX = (
     r"^\s*(?:\S+ \S+ main shadow\.py:\d+ > )?(?:[FEWI]\d{4} [\d:. ]+\s*\d*\s*\S+:\d+\]\s*|"
     r"\d{4}-\d\d-\d\d[ T][\d:.,]+:?\s*(?:[FEWI] )?(?:\S+:\d+\]\s*)?)"
 )
+#: a fatal line of absl/glog logging (``F1114 22:32:47.676167 1232387 pjrt_c_api_helpers.cc:258] ...``): what it
+#: says is the error that ended the process, whatever its words; the source file is where it was logged
+FATAL_LOG = r"^\s*F\d{4} [\d:. ]+\s*\d*\s*(?:[\w.\-~]*/)*([\w.\-]+\.(?:cc|cpp|c|h)):\d+\]\s*\S"
 CPP_FRAME = r"\btorch_xla::(?:\w+::)*(\w+)(?=\()"
 #: a Python traceback frame: its file and function
 PY_FRAME = r'File "([^"]+)", line \d+, in (\S+)'
@@ -110,6 +113,7 @@ MAX_SIGNATURE = 200
 KINDS = tuple((k, re.compile(p)) for k, p in KIND_PATTERNS)
 _LOG_PREFIX = re.compile(LOG_PREFIX)
 _CPP_FRAME = re.compile(CPP_FRAME)
+_FATAL_LOG = re.compile(FATAL_LOG)
 _SOURCE = re.compile(SOURCE)
 _IDENTIFIER = re.compile(IDENTIFIER)
 _CODE_SPAN = re.compile(CODE_SPAN)
@@ -133,6 +137,7 @@ def export_rules() -> dict:
     return {
         "kinds": [list(k) for k in KIND_PATTERNS],
         "log_prefix": LOG_PREFIX,
+        "fatal_log": FATAL_LOG,
         "cpp_frame": CPP_FRAME,
         "py_frame": PY_FRAME,
         "helper_source": HELPER_SOURCE,
@@ -247,6 +252,16 @@ def error_lines(text: str) -> list[ErrorLine]:
                     seen.add(item.key)
                     out.append(item)
                 break
+            else:
+                fatal = _FATAL_LOG.match(raw) if segment is line else None
+                if fatal and len(sig := signature_of(line)) >= 8:
+                    # a fatal log line no kind knows (``Unexpected error status ...``, ``Aborting: ...``): the error
+                    # that ended the process, placed in the file that logged it (a header's is every caller's)
+                    place = "" if _HELPER_SOURCE.search(fatal.group(1)) else fatal.group(1)
+                    item = ErrorLine("fatal", line, sig, place)
+                    if item.key not in seen:
+                        seen.add(item.key)
+                        out.append(item)
     return out
 
 
@@ -401,4 +416,4 @@ def stack_text(frames: list[str]) -> str:
 def primary(lines: list[ErrorLine]) -> ErrorLine | None:
     """The line a report is grouped by: the most specific kind, the last of it (the final error)."""
     order = {k: i for i, (k, _) in enumerate(KINDS)}
-    return min(reversed(lines), key=lambda e: order[e.kind]) if lines else None
+    return min(reversed(lines), key=lambda e: order.get(e.kind, len(order))) if lines else None
