@@ -1220,3 +1220,43 @@ def test_a_fatal_log_line_is_an_error_line_placed_in_the_file_that_logged_it():
     assert [
         r.number for h in index.match(FATAL_1109.replace("1232387", "99"), index.build({7: stored}))[:1] for r in h.cluster.issues
     ] == [7]
+
+
+DYNDIM_4606 = (  # https://github.com/pytorch/xla/pull/4606 (a pull request's thread)
+    "RuntimeError: torch_xla/csrc/helpers.cpp:273 : Check failed: out_size <= size_at_dyndim / input_shape.dimensions( "
+    "input_dynamic_dimension) (2 vs. 1)"
+)
+
+
+def test_an_error_only_a_pull_request_quotes_finds_that_pull_request_after_any_issue():
+    """A pull request that quotes an error no stored issue shows is found by a paste of it, marked as a pull
+    request, and never listed as a reported error; one that quotes an issue's error joins nothing (the issue's
+    cluster stays of issues). An issue the paste matches in any stage comes before the pull request."""
+    from xlakb.sitegen.render import reported_page
+    from xlakb.triage_report import reported_lines
+
+    def pr(number: int, text: str) -> store.Report:
+        url = f"https://github.com/pytorch/xla/pull/{number}"
+        return store.Report(
+            number, "Support dynamism", "closed", url, pull_request=True, errors=[e.__dict__ for e in error_lines(text)]
+        )
+
+    stored = {
+        4606: pr(4606, DYNDIM_4606),
+        4607: pr(4607, MISSING_CONFIG_2035),
+        2035: store.Report(
+            2035, "Import of torch_xla stalls", "closed", "u", errors=[e.__dict__ for e in error_lines(MISSING_CONFIG_2035)]
+        ),
+    }
+    clusters = index.build(stored)
+    errors = [c for c in clusters if c.kind != "title"]
+    assert sorted(([r.number for r in c.issues], c.pulls_only) for c in errors) == [([2035], False), ([4606], True)]
+    paste = DYNDIM_4606.replace("(2 vs. 1)", "(3 vs. 1)")
+    hits = index.match(paste, clusters)
+    assert [(r.number, h.exact) for h in hits for r in h.cluster.issues] == [(4606, True)]
+    both = paste + "\nMissing XLA configuration\n"  # the issue's message pasted alone: found at a later stage, shown first
+    assert [r.number for h in index.match(both, clusters) for r in h.cluster.issues] == [2035, 4606]
+    assert any("a pull request, not an issue" in line for line in reported_lines(hits, "en"))
+    assert "size_at_dyndim" not in reported_page(clusters, "en", lambda rid: rid)
+    again = index.Cluster.from_json(next(c for c in clusters if c.pulls_only).to_json())
+    assert again.pulls_only and again.issues[0].url.endswith("/pull/4606")

@@ -532,7 +532,8 @@ def cmd_upstream(args) -> int:
         return _upstream_table(root, args)
     from .knowledge import upstream_clusters
 
-    clusters = [c for c in upstream_clusters(root) if c.kind != "title"]  # titles are matched, never listed
+    # titles and pull requests' own errors are matched, never listed: the list is of issues' errors
+    clusters = [c for c in upstream_clusters(root) if c.kind != "title" and not c.pulls_only]
     shown = clusters[: args.limit]
     if args.json:
         print(json.dumps([c.to_json() for c in shown], indent=1, ensure_ascii=False))

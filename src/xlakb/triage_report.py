@@ -305,6 +305,8 @@ def reported_lines(reported: list, lang: str = "en", limit: int = 5, generic: li
             out.append("      " + w["reported_fix"].format(prs=prs, release=c.first_fixed))
         elif c.fixed_by:
             out.append("      " + w["reported_fix_pr"].format(prs=prs))
+        if c.pulls_only:
+            out.append("      " + _UI[lang]["reported_pull"])
         if getattr(c, "stale", None):
             out.append("      " + _UI[lang]["reported_stale"].format(issues=", ".join(f"#{n}" for n in c.stale)))
         if c.records:

@@ -640,7 +640,7 @@
       }, 0);
     });
     all.sort(function (a, b) {
-      return ((a[0] ? 1 : 0) - (b[0] ? 1 : 0)) || (b[1] - a[1]) || (support[b[3].cluster.key] - support[a[3].cluster.key]) ||
+      return (pullsOnly(a[3].cluster) - pullsOnly(b[3].cluster)) || ((a[0] ? 1 : 0) - (b[0] ? 1 : 0)) || (b[1] - a[1]) || (support[b[3].cluster.key] - support[a[3].cluster.key]) ||
              (b[3].cluster.issues.length - a[3].cluster.issues.length) ||
              (a[3].cluster.key < b[3].cluster.key ? -1 : a[3].cluster.key > b[3].cluster.key ? 1 : 0);
     });
@@ -653,6 +653,12 @@
     });
     return out;
   }
+
+  /* Its reports are all pull requests (index.py Cluster.pulls_only). */
+  function pullsOnly(c) { return c.issues.length > 0 && c.issues.every(function (r) { return !!r.pull_request; }); }
+
+  /* A hit names an issue: neither a bare fatal signal's nor only pull requests' (index.py _answered). */
+  function answered(hits) { return hits.some(function (h) { return !h.cluster.generic && !pullsOnly(h.cluster); }); }
 
   /* The title clusters whose title states a pasted line's error (index.py match_titles); adds them to seen. */
   function matchTitles(lines, clusters, seen, cut, C) {
@@ -714,10 +720,11 @@
     var kinds = ["check", "assert", "status", "lowering", "exception", "crash"];
     function rank(k) { var i = kinds.indexOf(k); return i === -1 ? 9 : i; }
     out.sort(function (a, b) {
-      return ((!!a.cluster.generic) - (!!b.cluster.generic)) || (rank(a.cluster.kind) - rank(b.cluster.kind)) || ((!a.exact) - (!b.exact)) ||
+      return ((!!a.cluster.generic) - (!!b.cluster.generic)) || (pullsOnly(a.cluster) - pullsOnly(b.cluster)) ||
+             (rank(a.cluster.kind) - rank(b.cluster.kind)) || ((!a.exact) - (!b.exact)) ||
              (b.cluster.issues.length - a.cluster.issues.length);
     });
-    if (!out.some(function (h) { return !h.cluster.generic; })) {
+    if (!answered(out)) {
       // a message pasted alone, without its type or a log's prefix, is known by its words (inexactly)
       var bare = bareLines(text, C), alone = [];
       bare.forEach(function (e) {
@@ -731,16 +738,20 @@
       var mine = lines.filter(function (e) { return !consequence(e); }).concat(bare);
       out = alone.concat(matchTitles(mine, U.clusters, seen, false, C), out);
       // a line cut short is the start of the stored one, or the stored one of it (index.py match_cut)
-      if (!out.some(function (h) { return !h.cluster.generic; })) {
-        out = matchCut(mine, U.clusters, C).concat(matchTitles(mine, U.clusters, seen, true, C), out);
+      if (!answered(out)) {
+        var cut = matchCut(mine, U.clusters, C).filter(function (h) { return !seen[h.cluster.key]; });  // a pull request's is there
+        out = cut.concat(matchTitles(mine, U.clusters, seen, true, C), out);
       }
     }
-    if (!out.some(function (h) { return !h.cluster.generic; })) {
+    if (!answered(out)) {
       // a paste showing its own error must share its innermost frame; a stack alone, any specific one
       var shown = lines.some(function (e) { return !consequence(e); });
       out = matchFrames(guiltyFrames(text, C), U.clusters, shown, C).concat(out);
     }
-    return out;
+    // issues first, then pull requests, then a bare fatal signal's reports (a stable sort)
+    return out.sort(function (a, b) {
+      return ((!!a.cluster.generic) - (!!b.cluster.generic)) || (pullsOnly(a.cluster) - pullsOnly(b.cluster));
+    });
   }
 
   function adviceText(a, id, words) {
@@ -973,6 +984,7 @@
               h.frames.map(function (f) { return f.slice(f.indexOf(":") + 1); }).join(", "))) : "") +
             (others.length ? "<br>" + esc(t.reported_also) + " " + others.join(", ") : "") +
             (fix ? "<br>" + esc(fix) : "") +
+            (pullsOnly(c) ? "<br>" + esc(t.reported_pull) : "") +
             ((c.stale || []).length ? "<br>" + esc(t.reported_stale.replace("{issues}", c.stale.map(function (n) { return "#" + n; }).join(", "))) : "") +
             (recs.length ? "<br>" + esc(t.reported_record) + " " + recs.join(", ") : "") +
             (c.generic ? '<br><span class="xlakb-triage-generic">' + esc(t.reported_crash) + "</span>" :

@@ -49,6 +49,12 @@ class Cluster:
     causes: list[dict] = field(default_factory=list)
 
     @property
+    def pulls_only(self) -> bool:
+        """Its reports are all pull requests: a pull request quotes an error no stored issue shows (its fix, or a
+        test that fails with it)."""
+        return bool(self.issues) and all(r.pull_request for r in self.issues)
+
+    @property
     def open(self) -> list[Report]:
         return [r for r in self.issues if r.state == "open"]
 
@@ -73,6 +79,7 @@ class Cluster:
                 labels=list(i.get("labels") or []),
                 created_at=i.get("created_at"),
                 seeded=bool(i.get("seeded")),
+                pull_request=bool(i.get("pull_request")),
             )
             for i in data.get("issues", [])
         ]
@@ -112,6 +119,7 @@ class Cluster:
                         "created_at": r.created_at,
                         "labels": r.labels,
                         "seeded": r.seeded,
+                        "pull_request": r.pull_request,
                     }
                     for r in self.issues
                 ],
@@ -185,6 +193,7 @@ def build(
             c.issues.append(r)
     _fold_unlocated(by_key)
     _fold_titles(by_key)
+    _add_pulls(reports, by_key)
     closing: dict[int, set[int]] = {}
     for pr in reports.values():
         if pr.pull_request and (pr.merged or pr.state == "closed"):
@@ -210,6 +219,9 @@ def build(
                 fixes.setdefault(int(n), fixed_in)
     for c in by_key.values():
         numbers = {r.number for r in c.issues}
+        if c.pulls_only:  # the records whose fix is one of these pull requests
+            c.records = sorted(rid for rid, prs in record_fixes.items() if numbers & set(prs))
+            continue
         c.records = sorted({rid for n in numbers for rid in naming.get(n, ())})
         c.fixed_by = sorted(
             {p for n in numbers for p in closing.get(n, ())} | {p for rid in c.records for p in record_fixes.get(rid, [])}
@@ -228,6 +240,24 @@ def _titles(lines: list[ErrorLine]) -> list[ErrorLine]:
     if any(not e.consequence for e in lines):
         return [e for e in lines if not e.consequence]
     return lines
+
+
+def _add_pulls(reports: Mapping[int, Report], by_key: dict[str, Cluster]) -> None:
+    """Pull requests that quote an error no stored issue shows (neither its signature nor its key), in clusters
+    of their own: a paste of that error finds the pull request (its fix, or a test that fails with it) when no
+    issue matches (:func:`match`). A bare fatal signal says nothing of which error: left out."""
+    shown = {c.signature for c in by_key.values() if c.kind != "title"}
+    for r in sorted(reports.values(), key=lambda r: r.number):
+        if not r.pull_request:
+            continue
+        for e in _titles(r.error_lines()):
+            if e.consequence or e.signature in shown:
+                continue
+            c = by_key.get(e.key)
+            if c is None:
+                c = by_key[e.key] = Cluster(e.key, e.signature, e.location, e.kind, e.helper, issues=[r])
+            elif c.pulls_only and r not in c.issues:
+                c.issues.append(r)
 
 
 def _fold_titles(by_key: dict[str, Cluster]) -> None:
@@ -301,8 +331,9 @@ def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
     the most reported. Messages compare in any letter case. A paste whose error lines match no cluster is tried,
     inexactly and in this order, by a line that is a message pasted alone (:func:`~xlakb.upstream.signature.
     bare_lines`) or a report's title (:func:`match_titles`), by a line cut short or a status's cause
-    (:func:`match_cut`) or a title the line starts with, then by its guilty frames
-    (:func:`match_frames`: it shows only a stack, or a reworded message)."""
+    (:func:`match_cut`) or a title the line starts with, then by its guilty frames (:func:`match_frames`: it
+    shows only a stack, or a reworded message). A hit of pull requests only (an error no issue shows,
+    :func:`_add_pulls`) lets the next stage look for an issue, and comes after it."""
     clusters = list(clusters)
     lines = _titles(error_lines(text))
     by_sig: dict[str, list[Cluster]] = {}
@@ -328,12 +359,13 @@ def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
     out.sort(
         key=lambda h: (
             h.cluster.generic,
+            h.cluster.pulls_only,
             _KIND_ORDER.index(h.cluster.kind) if h.cluster.kind in _KIND_ORDER else 9,
             not h.exact,
             -len(h.cluster.issues),
         )
     )
-    if not any(not h.cluster.generic for h in out):
+    if not _answered(out):
         # a message pasted alone, without its type or a log's prefix, is known by its words (inexactly)
         bare = bare_lines(text)
         alone = []
@@ -346,14 +378,22 @@ def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
         mine = [*(e for e in lines if not e.consequence), *bare]
         out = [*alone, *match_titles(mine, clusters, seen), *out]
         # a line cut short (a terminal, a copied excerpt) is the start of the stored one, or the stored one of it
-        if not any(not h.cluster.generic for h in out):
-            out = [*match_cut(mine, clusters), *match_titles(mine, clusters, seen, cut=True), *out]
-    if not any(not h.cluster.generic for h in out):
+        if not _answered(out):
+            cut = [h for h in match_cut(mine, clusters) if h.cluster.key not in seen]  # a pull request's is there
+            out = [*cut, *match_titles(mine, clusters, seen, cut=True), *out]
+    if not _answered(out):
         # a paste that shows its own error must share its innermost guilty frame (the same function failed,
         # its message reworded); a paste of a stack alone, any specific frame
         shown = any(not e.consequence for e in lines)
         out = [*match_frames(guilty_frames(text), clusters, innermost=shown), *out]
-    return out
+    # issues first, then pull requests, then a bare fatal signal's reports
+    return sorted(out, key=lambda h: (h.cluster.generic, h.cluster.pulls_only))
+
+
+def _answered(hits: list[Reported]) -> bool:
+    """A hit names an issue: neither a bare fatal signal's (any crash) nor only pull requests' (the next stage
+    may find the issue; a pull request's hit comes after it)."""
+    return any(not h.cluster.generic and not h.cluster.pulls_only for h in hits)
 
 
 #: the kinds of error whose message is a chain of ``context: cause``
@@ -425,7 +465,14 @@ def match_cut(lines: list[ErrorLine], clusters: Iterable[Cluster]) -> list[Repor
     }
     ranked = sorted(
         found.values(),
-        key=lambda t: (t[0], -t[1], -support[t[3].cluster.key], -len(t[3].cluster.issues), t[3].cluster.key),
+        key=lambda t: (
+            t[3].cluster.pulls_only,
+            t[0],
+            -t[1],
+            -support[t[3].cluster.key],
+            -len(t[3].cluster.issues),
+            t[3].cluster.key,
+        ),
     )
     out, shown = [], set()
     for *_, r in ranked:  # a report whose stored lines were cut at two places is in two clusters: named once
