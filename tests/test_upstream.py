@@ -1260,3 +1260,24 @@ def test_an_error_only_a_pull_request_quotes_finds_that_pull_request_after_any_i
     assert "size_at_dyndim" not in reported_page(clusters, "en", lambda rid: rid)
     again = index.Cluster.from_json(next(c for c in clusters if c.pulls_only).to_json())
     assert again.pulls_only and again.issues[0].url.endswith("/pull/4606")
+
+
+def test_an_empty_tpu_program_group_is_a_consequence_and_a_glued_log_line_is_read():
+    """The TPU runtime's ``xla_tpu_programs.size() > 0`` check fails after whatever made a compilation fail: like a
+    fatal signal, it names no bug by itself. The error logged before it names the bug, even when a progress bar's
+    redraw glued that log line to the bar (a Lightning log)."""
+    from xlakb.triage import log_from_text, reported_hits, triage
+
+    (check,) = error_lines(
+        "F tensorflow/core/tpu/kernels/tpu_program_group.cc:86] Check failed: xla_tpu_programs.size() > 0 (0 vs. 0)"
+    )
+    assert check.consequence
+    stored = {
+        3506: store.Report(3506, "All-reduce with reduce-scatter crashes", "closed", "u", errors=[check.__dict__]),
+        3453: store.Report(3453, TITLE_3453, "closed", "u"),
+    }
+    clusters = index.build(stored)
+    assert [c.generic for c in clusters if c.issues[0].number == 3506 and c.kind != "title"] == [True]
+    log = (SPENT / "heldout-reported-6" / "14391-lightning-param-limit-xla-tpu-programs.txt").read_text()
+    hits = reported_hits(triage(log_from_text(log, "paste"), []), log, clusters)
+    assert [(h.cluster.issues[0].number, h.how) for h in hits] == [(3453, "title"), (3506, "")]

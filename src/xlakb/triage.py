@@ -1131,12 +1131,13 @@ def reported_hits(result: Result, text: str, clusters: list) -> list:
     """The stored upstream reports a paste matches (:func:`xlakb.upstream.index.match`), or none when the
     paste shows another accelerator stack and no sign of torch_xla: as with the records, the same words from
     another backend are not this project's bug (the site's paste box does the same). A match on part of a
-    message needs a sign of torch_xla or of a layer below it."""
+    message needs a sign of torch_xla or of a layer below it. The paste is read as the records' engine reads it
+    (:func:`normalize`)."""
     from .upstream.index import match
 
     if result.other_backends and not result.torch_xla_signs:
         return []
-    hits = match(text, clusters)
+    hits = match(normalize(text), clusters)  # what a copy undoes (entities, quotes, lost line breaks) as for records
     if not result.torch_xla_signs and not result.layers:
         # a cut, a cause or a first sentence is a partial match: with nothing in the paste printed by torch_xla or
         # the layers below it, the same start of torch's own words (a CUDA out-of-memory) is no evidence

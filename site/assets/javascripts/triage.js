@@ -381,7 +381,7 @@
     var v = version ? version.split("+")[0] : null;
     return {
       // a paste of another accelerator stack with no sign of torch_xla: no upstream report either (triage.py reported_hits)
-      upstream: (f.others.length && !f.signs.length ? [] : reported(text, data)).filter(function (h) {
+      upstream: (f.others.length && !f.signs.length ? [] : reported(f.text, data)).filter(function (h) {
         // a match on part of a message needs a sign of torch_xla or its layers (triage.py reported_hits)
         return f.signs.length || f.layers.length || ["cut", "cause", "sentence", "title-cut"].indexOf(h.how || "") === -1;
       }).map(function (h) {

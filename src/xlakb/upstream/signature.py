@@ -76,10 +76,13 @@ ENTRY_FRAME = (
 )
 #: what a crash prints last, whatever went wrong: the fatal-signal handler's line, the shell's "Segmentation
 #: fault"/"Aborted", Python's faulthandler on a signal, a spawner saying its worker died of a signal or an exit
-#: code. With no guilty place these are a crash's consequence, never its title (ErrorLine.consequence).
+#: code; and the TPU runtime's check that a compilation gave programs, which fails after whatever error made the
+#: compilation fail (that error is logged before it). With no guilty place these are a crash's consequence, never
+#: its title (ErrorLine.consequence).
 CONSEQUENCE = (
     r"^(?:SIG[A-Z]+ received by PID\b|Segmentation fault\b|SIGSEGV\b|SIGABRT\b|Aborted\b|"
-    r"Fatal Python error: (?:Segmentation fault|Aborted|Bus error|Floating point exception)\b)|"
+    r"Fatal Python error: (?:Segmentation fault|Aborted|Bus error|Floating point exception)\b|"
+    r"Check failed: xla_tpu_programs\.size\(\) > )|"
     r"\bterminated with (?:signal|exit code)\b"
 )
 SOURCE = r"(?:torch_xla/csrc|xla|tensorflow/compiler/xla)/[\w/]*?(\w+\.(?:cpp|cc|h))(?::\d+)?"
