@@ -149,7 +149,11 @@ HELDOUT_ROUNDS = (
         "round 5 (spent: today's rules, not a held-out figure)",
         "第 5 轮（已用过：按现在的规则，不是留出集数字）",
     ),
-    ("heldout-reported-6", "round 6", "第 6 轮"),
+    (
+        "heldout-reported-6",
+        "round 6 (spent: today's rules, not a held-out figure)",
+        "第 6 轮（已用过：按现在的规则，不是留出集数字）",
+    ),
 )
 
 

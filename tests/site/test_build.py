@@ -352,10 +352,15 @@ def test_output_may_not_be_the_page_sources(tmp_path):
 
 
 def test_serve_site_serves_the_record_pages(layout, tmp_path):
-    """`xlakb site serve` (serve_site) answers on 127.0.0.1 with the generated pages."""
+    """`xlakb site serve` (serve_site) answers on 127.0.0.1 with the generated pages, and stopped as a user stops it
+    (Ctrl-C) it leaves no build folder in the temporary directory."""
+    import signal
     import socket
+    import tempfile
     import time
     import urllib.request
+
+    before = set(Path(tempfile.gettempdir()).glob("mkdocs_*"))
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -378,8 +383,13 @@ def test_serve_site_serves_the_record_pages(layout, tmp_path):
         assert page is not None, proc.stdout.read().decode() if proc.poll() is not None else "no answer"
         assert h1_text(page) == shown_title(load(layout, SCALAR)["title"]["zh"])
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        proc.send_signal(signal.SIGINT)  # MkDocs removes its build folder on an interrupt, not on SIGTERM
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=30)
+    assert set(Path(tempfile.gettempdir()).glob("mkdocs_*")) <= before
 
 
 def _heat_rows(page: str) -> dict[str, dict[str, str]]:
