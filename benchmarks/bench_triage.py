@@ -154,6 +154,11 @@ HELDOUT_ROUNDS = (
         "round 6 (spent: today's rules, not a held-out figure)",
         "第 6 轮（已用过：按现在的规则，不是留出集数字）",
     ),
+    (
+        "heldout-reported-7",
+        "round 7 (spent: today's rules, not a held-out figure)",
+        "第 7 轮（已用过：按现在的规则，不是留出集数字）",
+    ),
 )
 
 
