@@ -532,8 +532,7 @@ def cmd_upstream(args) -> int:
         return _upstream_table(root, args)
     from .knowledge import upstream_clusters
 
-    # titles and pull requests' own errors are matched, never listed: the list is of issues' errors
-    clusters = [c for c in upstream_clusters(root) if c.kind != "title" and not c.pulls_only]
+    clusters = [c for c in upstream_clusters(root) if c.listed]
     shown = clusters[: args.limit]
     if args.json:
         print(json.dumps([c.to_json() for c in shown], indent=1, ensure_ascii=False))

@@ -593,12 +593,17 @@
   /* A message's first sentence when more follow, else "" (index.py _sentence). */
   function sentence(message) { var at = message.indexOf(". "); return at > 0 ? message.slice(0, at) : ""; }
 
+  /* The last lines of a paste, each with the tails of its message in lower case (index.py _line_tails). */
+  function lineTails(lines, C) {
+    return lines.slice(Math.max(0, lines.length - C.maxCutLines)).map(function (e) {
+      return [e, tails((messageOf(e.signature, C) || e.signature).toLowerCase())];
+    });
+  }
+
   /* Clusters whose message agrees with a pasted line's but for a cut (index.py match_cut). */
   function matchCut(lines, clusters, C) {
     var found = {}, chainedKinds = ["status", "check"];
-    var mine = lines.slice(Math.max(0, lines.length - C.maxCutLines)).map(function (e) {
-      return [e, tails((messageOf(e.signature, C) || e.signature).toLowerCase())];
-    });
+    var mine = lineTails(lines, C);
     clusters.forEach(function (c) {
       if (c.generic || c.kind === "stack" || c.kind === "title") return;
       var theirs = (messageOf(c.signature, C) || c.signature).toLowerCase(), theirTails = tails(theirs);
@@ -640,7 +645,7 @@
       }, 0);
     });
     all.sort(function (a, b) {
-      return (pullsOnly(a[3].cluster) - pullsOnly(b[3].cluster)) || ((a[0] ? 1 : 0) - (b[0] ? 1 : 0)) || (b[1] - a[1]) || (support[b[3].cluster.key] - support[a[3].cluster.key]) ||
+      return ((a[0] ? 1 : 0) - (b[0] ? 1 : 0)) || (b[1] - a[1]) || (support[b[3].cluster.key] - support[a[3].cluster.key]) ||
              (b[3].cluster.issues.length - a[3].cluster.issues.length) ||
              (a[3].cluster.key < b[3].cluster.key ? -1 : a[3].cluster.key > b[3].cluster.key ? 1 : 0);
     });
@@ -663,9 +668,7 @@
   /* The title clusters whose title states a pasted line's error (index.py match_titles); adds them to seen. */
   function matchTitles(lines, clusters, seen, cut, C) {
     var found = {};
-    var mine = lines.slice(Math.max(0, lines.length - C.maxCutLines)).map(function (e) {
-      return [e, tails((messageOf(e.signature, C) || e.signature).toLowerCase())];
-    });
+    var mine = lineTails(lines, C);
     clusters.forEach(function (c) {
       if (c.kind !== "title" || seen[c.key]) return;
       var theirs = tails(c.signature.toLowerCase());
@@ -720,8 +723,7 @@
     var kinds = ["check", "assert", "status", "lowering", "exception", "crash"];
     function rank(k) { var i = kinds.indexOf(k); return i === -1 ? 9 : i; }
     out.sort(function (a, b) {
-      return ((!!a.cluster.generic) - (!!b.cluster.generic)) || (pullsOnly(a.cluster) - pullsOnly(b.cluster)) ||
-             (rank(a.cluster.kind) - rank(b.cluster.kind)) || ((!a.exact) - (!b.exact)) ||
+      return ((!!a.cluster.generic) - (!!b.cluster.generic)) || (rank(a.cluster.kind) - rank(b.cluster.kind)) || ((!a.exact) - (!b.exact)) ||
              (b.cluster.issues.length - a.cluster.issues.length);
     });
     if (!answered(out)) {

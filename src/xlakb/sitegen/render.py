@@ -1007,8 +1007,7 @@ def reported_page(clusters: list, lang: str, href, limit: int = 100) -> str:
     each with its error, its reports (state, date) and a fix when one is known; then how many clusters a
     proven record covers."""
     t = UI[lang]
-    # a title, or an error only pull requests quote, is matched by triage: not an error users reported
-    clusters = [c for c in clusters if c.kind != "title" and not c.pulls_only]
+    clusters = [c for c in clusters if c.listed]
     todo = [c for c in clusters if not c.records and not c.generic]
     proven = [c for c in clusters if c.records]
     crash_only = {r.number for c in clusters if c.generic and not c.records for r in c.issues}

@@ -55,6 +55,12 @@ class Cluster:
         return bool(self.issues) and all(r.pull_request for r in self.issues)
 
     @property
+    def listed(self) -> bool:
+        """An error issues show, as lists of reported errors show it: not a title, nor an error only pull
+        requests quote (both are matched by triage, never listed)."""
+        return self.kind != "title" and not self.pulls_only
+
+    @property
     def open(self) -> list[Report]:
         return [r for r in self.issues if r.state == "open"]
 
@@ -359,7 +365,6 @@ def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
     out.sort(
         key=lambda h: (
             h.cluster.generic,
-            h.cluster.pulls_only,
             _KIND_ORDER.index(h.cluster.kind) if h.cluster.kind in _KIND_ORDER else 9,
             not h.exact,
             -len(h.cluster.issues),
@@ -411,6 +416,11 @@ def _tails(message: str) -> list[str]:
     return out
 
 
+def _line_tails(lines: list[ErrorLine]) -> list[tuple[ErrorLine, list[str]]]:
+    """The last ``MAX_CUT_LINES`` lines of a paste, each with the tails of its message in lower case."""
+    return [(e, _tails((message_of(e.signature) or e.signature).lower())) for e in lines[-MAX_CUT_LINES:]]
+
+
 def _sentence(message: str) -> str:
     """A message's first sentence when more follow (up to the first ``". "``), else ""."""
     at = message.find(". ")
@@ -426,7 +436,7 @@ def match_cut(lines: list[ErrorLine], clusters: Iterable[Cluster]) -> list[Repor
     then the most support (the reports of every candidate whose message agrees with this one, one of the two
     cut shorter: stored lines of one bug cut at different places support each other), then the most reported."""
     found: dict[str, tuple[bool, int, str, Reported]] = {}
-    mine = [(e, _tails((message_of(e.signature) or e.signature).lower())) for e in lines[-MAX_CUT_LINES:]]
+    mine = _line_tails(lines)
     for c in clusters:
         if c.generic or c.kind in ("stack", "title"):
             continue
@@ -465,14 +475,7 @@ def match_cut(lines: list[ErrorLine], clusters: Iterable[Cluster]) -> list[Repor
     }
     ranked = sorted(
         found.values(),
-        key=lambda t: (
-            t[3].cluster.pulls_only,
-            t[0],
-            -t[1],
-            -support[t[3].cluster.key],
-            -len(t[3].cluster.issues),
-            t[3].cluster.key,
-        ),
+        key=lambda t: (t[0], -t[1], -support[t[3].cluster.key], -len(t[3].cluster.issues), t[3].cluster.key),
     )
     out, shown = [], set()
     for *_, r in ranked:  # a report whose stored lines were cut at two places is in two clusters: named once
@@ -498,7 +501,7 @@ def match_titles(lines: list[ErrorLine], clusters: Iterable[Cluster], seen: set[
     tail). Inexact (how ``title`` or ``title-cut``); clusters in ``seen`` are left out and those found added.
     Best first: the most said, then the most reported."""
     found: dict[str, tuple[int, Reported]] = {}
-    mine = [(e, _tails((message_of(e.signature) or e.signature).lower())) for e in lines[-MAX_CUT_LINES:]]
+    mine = _line_tails(lines)
     for c in clusters:
         if c.kind != "title" or c.key in seen:
             continue

@@ -334,8 +334,8 @@ def title_line(title: str) -> ErrorLine | None:
     """A report's title as a line of kind ``title``, when it may be the error the report shows: a reporter who
     titles a report by its error ("Computation requires more parameters (3311) than supported (limit 3305)")
     pastes no more of it. A title an error kind finds is one of the report's error lines already (None); so is a
-    title that says less than a bare line must (``MIN_BARE``) or only a crash's consequence. Most titles are prose: they only ever match a
-    pasted line that says the same words (:func:`xlakb.upstream.index.match_titles`)."""
+    title that says less than a bare line must (``MIN_BARE``) or only a crash's consequence. Most titles are
+    prose: they only ever match a pasted line that says the same words (:func:`xlakb.upstream.index.match_titles`)."""
     if error_lines(title):
         return None
     text = _TITLE_TAGS.sub("", title).strip().strip("`").strip()
