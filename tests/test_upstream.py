@@ -1189,6 +1189,111 @@ def test_a_paste_of_the_error_a_report_is_titled_by_names_it():
     assert "Training is slow" not in reported_page(clusters, "en", lambda rid: rid)
 
 
+TITLE_3165 = "TPU VM - Couldn't open device: /dev/accel0 (Operation not permitted)"  # pytorch/xla#3165
+
+
+def test_a_title_states_its_error_after_a_reporters_dash():
+    """``TPU VM - <error>``: the error the title states after the reporter's dash is matched by a line that says it
+    alone; a pasted line's own dash is part of its message (no tail starts there)."""
+    stored = {3165: store.Report(3165, TITLE_3165, "closed", "u"), 7: store.Report(7, "Cannot train - got stuck", "open", "u")}
+    clusters = index.build(stored)
+    paste = "Couldn't open device: /dev/accel0 (Operation not permitted)\n"  # held-out round 5 (spent)
+    assert [(h.cluster.issues[0].number, h.how) for h in index.match(paste, clusters)] == [(3165, "title")]
+    # the title's head before the dash says nothing; a tail shorter than MIN_TAIL matches nothing
+    for line in ("TPU VM\n", "got stuck\n", "RuntimeError: Function X returned an invalid gradient - got stuck\n"):
+        assert index.match(line, clusters) == [], line
+
+
+def test_a_catalog_message_with_other_values_names_the_report():
+    """torch_xla prints ``Input tensor is not an XLA tensor: <type>``; the catalog knows the fixed words. A report
+    titled with one type is found by a paste with another, as a partial match (a sign of torch_xla needed); the
+    same words are not found when the catalog does not place them, nor with a template too short to say enough."""
+    from xlakb.knowledge import annotate_templates
+    from xlakb.triage import CatalogIndex, log_from_text, reported_hits, triage
+
+    def row(pattern: str, text: str, literal: int, kind: str = "check") -> dict:
+        fields = {"origins": ["torch_xla"], "places": [], "releases": "2.1.0", "sign": True, "generic": ""}
+        return {"pattern": pattern, "key": text.split()[1], "text": text, "literal": literal, "kinds": [kind], **fields}
+
+    rows = [
+        row(r"Input tensor is not an XLA tensor: .+?", "Input tensor is not an XLA tensor: \u2026", 34),
+        row(r"Type not supported: .+?", "Type not supported: \u2026", 19),
+        row(r"Unsupported thing seen here in a warning: .+?", "Unsupported thing seen here in a warning: \u2026", 40, "warn"),
+    ]
+    stored = {
+        2960: store.Report(2960, "Getting Error: Input tensor is not an XLA tensor: torch.FloatTensor", "closed", "u"),
+        1802: store.Report(
+            1802, "x", "closed", "u", errors=[e.__dict__ for e in error_lines("RuntimeError: Type not supported: ComplexDouble")]
+        ),
+        5: store.Report(5, "Unsupported thing seen here in a warning: alpha values", "open", "u"),
+    }
+    clusters = index.build(stored)
+    annotate_templates(clusters, rows)
+    assert {c.issues[0].number: c.templates for c in clusters if c.templates} == {
+        2960: ["Input tensor is not an XLA tensor: \u2026"]
+    }
+    catalog = CatalogIndex([{**r, "release_list": ["2.1.0"]} for r in rows])
+    paste = "RuntimeError: Input tensor is not an XLA tensor: CPUFloatType\n"
+    hits = reported_hits(triage(log_from_text(paste, "p"), [], catalog=catalog), paste, clusters)
+    assert [(h.cluster.issues[0].number, h.how, h.line.line) for h in hits] == [
+        (2960, "template", "RuntimeError: Input tensor is not an XLA tensor: CPUFloatType")
+    ]
+    assert reported_hits(triage(log_from_text(paste, "p"), []), paste, clusters) == []  # no catalog: no template
+    for other in ("RuntimeError: Type not supported: ComplexFloat\n", "Unsupported thing seen here in a warning: beta values\n"):
+        assert reported_hits(triage(log_from_text(other, "p"), [], catalog=catalog), other, clusters) == [], other
+    titled = next(c for c in clusters if c.templates)
+    assert index.Cluster.from_json(titled.to_json()).templates == titled.templates  # the compiled index keeps them
+
+
+def test_a_stack_that_stops_at_an_import_names_that_import_error():
+    """A traceback whose message was cut off after ``import _XLAC`` (plain or IPython) finds the reports of an
+    import error naming ``_XLAC``, most reported first; a whole name only (``torch`` is not ``torch._six``), never
+    when the paste shows its own error, and nothing for a stack that stops at other code."""
+    from xlakb.triage import log_from_text, reported_hits, triage
+    from xlakb.upstream.signature import import_stop
+
+    xlac = "ImportError: /usr/lib/python3/dist-packages/_XLAC.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN2at4_ops"
+    stored = {
+        1: store.Report(1, "a", "closed", "u", errors=[e.__dict__ for e in error_lines(xlac)]),
+        2: store.Report(2, "b", "closed", "u", errors=[e.__dict__ for e in error_lines(xlac)]),
+        3: store.Report(
+            3, "c", "closed", "u", errors=[e.__dict__ for e in error_lines("ModuleNotFoundError: No module named 'torch._six'")]
+        ),
+        4: store.Report(
+            4,
+            "d",
+            "closed",
+            "u",
+            errors=[e.__dict__ for e in error_lines("ImportError: libtpu.so: cannot open shared object file")],
+        ),
+    }
+    clusters = index.build(stored)
+    head = 'Traceback (most recent call last):\n  File "/content/a.py", line 3, in <module>\n    import torch_xla\n'
+    plain = head + '  File "/usr/lib/python3/dist-packages/torch_xla/__init__.py", line 20, in <module>\n    import _XLAC\n'
+    ipython = "/usr/lib/python3/dist-packages/torch_xla/__init__.py in <module>\n     19 \n---> 20 import _XLAC\n     21 from . import x\n"
+    for paste in (plain, ipython):
+        assert import_stop(paste) == ("import _XLAC", ["_XLAC"]), paste
+    # a launcher that marks each line with its rank or stream (torchrun's ``[rank0]:``) is read under the mark
+    marked = ["".join(mark + line for line in plain.splitlines(True)) for mark in ("[rank0]: ", "stderr: ")]
+    for paste in (plain, ipython, *marked):
+        hits = reported_hits(triage(log_from_text(paste, "p"), []), paste, clusters)
+        assert [(sorted(r.number for r in h.cluster.issues), h.how, h.line.line) for h in hits] == [
+            ([1, 2], "import", "import _XLAC")
+        ]
+    six = (
+        head
+        + '  File "/usr/lib/python3/dist-packages/torch_xla/_patched_functions.py", line 4, in <module>\n    from torch._six import inf\n'
+    )
+    assert [h.cluster.issues[0].number for h in index.match(six, clusters)] == [3]
+    torch_only = (
+        head
+        + '  File "/usr/lib/python3/dist-packages/fastai/torch_core.py", line 4, in <module>\n    from torch import inf  # x\n'
+    )
+    assert import_stop(torch_only) == ("from torch import inf  # x", ["torch"]) and index.match(torch_only, clusters) == []
+    assert index.match(plain + xlac.replace("_ZN2at4_ops", "other") + "\n", clusters)[0].how == ""  # its own error
+    assert import_stop(head + '  File "/x/torch_xla/core/xla_model.py", line 9, in f\n    return g()\n') is None
+
+
 FATAL_1109 = (  # https://github.com/vllm-project/tpu-inference/issues/1109 (held-out round 4, spent)
     "F1114 22:32:47.676167 1232387 pjrt_c_api_helpers.cc:258] Unexpected error status Unexpected "
     "PJRT_Plugin_Attributes_Args size: expected 32, got 24. The plugin is likely built with a later version than "

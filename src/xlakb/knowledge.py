@@ -190,4 +190,19 @@ def upstream_clusters(root: Path):
         said = causes.load(root)
     except XlakbError:  # `xlakb validate` names the file, the entry and the field; triage goes on without them
         said = {}
-    return index.build(reports, [r.data for r in load_records(root)], fixes, links.load(root), said)
+    clusters = index.build(reports, [r.data for r in load_records(root)], fixes, links.load(root), said)
+    annotate_templates(clusters)
+    return clusters
+
+
+def annotate_templates(clusters: list, rows: list[dict] | None = None) -> None:
+    """Give each cluster the message catalog templates its error (or title) instantiates
+    (:func:`xlakb.upstream.index.template_text`); ``rows`` are the exported catalog (the shipped one unless given)."""
+    from . import catalog as catalog_mod
+    from .triage import CatalogIndex, export_catalog
+    from .upstream.index import template_text
+
+    cat = CatalogIndex(rows if rows is not None else export_catalog(catalog_mod.load()))
+    for c in clusters:
+        if c.signature:
+            c.templates = sorted({t for o in cat.match(c.signature) if (t := template_text(o.row))})

@@ -1123,8 +1123,9 @@ def export_records(records: list[dict], cat=None, background: list[tuple[str, st
 
 
 #: the inexact matches of the reported tier that share only part of a message (upstream.index.match_cut, and a
-#: title the pasted line starts with: match_titles)
-PARTIAL = ("cut", "cause", "sentence", "title-cut")
+#: title the pasted line starts with: match_titles; the same catalog template with other values: match_templates; an import a stack stops at:
+#: match_imports)
+PARTIAL = ("cut", "cause", "sentence", "title-cut", "template", "import")
 
 
 def reported_hits(result: Result, text: str, clusters: list) -> list:
@@ -1133,11 +1134,15 @@ def reported_hits(result: Result, text: str, clusters: list) -> list:
     another backend are not this project's bug (the site's paste box does the same). A match on part of a
     message needs a sign of torch_xla or of a layer below it. The paste is read as the records' engine reads it
     (:func:`normalize`)."""
-    from .upstream.index import match
+    from .upstream.index import match, template_text
 
     if result.other_backends and not result.torch_xla_signs:
         return []
-    hits = match(normalize(text), clusters)  # what a copy undoes (entities, quotes, lost line breaks) as for records
+    text = normalize(text)  # what a copy undoes (entities, quotes, lost line breaks), as for records
+    lines = text.split("\n")
+    # the lines the catalog places at a template, whole (the origin is only the template's part of it)
+    templates = [(t, lines[o.line - 1].strip()) for o in result.origins if (t := template_text(o.row))]
+    hits = match(text, clusters, templates)
     if not result.torch_xla_signs and not result.layers:
         # a cut, a cause or a first sentence is a partial match: with nothing in the paste printed by torch_xla or
         # the layers below it, the same start of torch's own words (a CUDA out-of-memory) is no evidence

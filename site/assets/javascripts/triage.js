@@ -381,9 +381,9 @@
     var v = version ? version.split("+")[0] : null;
     return {
       // a paste of another accelerator stack with no sign of torch_xla: no upstream report either (triage.py reported_hits)
-      upstream: (f.others.length && !f.signs.length ? [] : reported(f.text, data)).filter(function (h) {
+      upstream: (f.others.length && !f.signs.length ? [] : reported(f.text, data, f.origins)).filter(function (h) {
         // a match on part of a message needs a sign of torch_xla or its layers (triage.py reported_hits)
-        return f.signs.length || f.layers.length || ["cut", "cause", "sentence", "title-cut"].indexOf(h.how || "") === -1;
+        return f.signs.length || f.layers.length || ["cut", "cause", "sentence", "title-cut", "template", "import"].indexOf(h.how || "") === -1;
       }).map(function (h) {
         return { cluster: h.cluster, line: h.line, frames: h.frames, exact: h.exact, how: h.how || "",
                  generic: h.line !== null && genericHit(h.line, f.origins) };
@@ -412,7 +412,9 @@
       identifier: new RegExp(r.identifier), span: new RegExp(r.code_span, "g"),
       consequence: new RegExp(r.consequence), exceptionType: new RegExp(r.exception_type), minMessage: r.min_message,
       bareSkip: new RegExp(r.bare_skip), minBare: r.min_bare, bareLines: r.bare_lines, minCut: r.min_cut,
-      minTail: r.min_tail, maxCutLines: r.max_cut_lines,
+      minTail: r.min_tail, maxCutLines: r.max_cut_lines, titleSeparators: r.title_separators,
+      pyCode: new RegExp(r.py_code, "g"), ipythonCode: new RegExp(r.ipython_code, "gm"),
+      importStatement: new RegExp(r.import_statement), importError: new RegExp(r.import_error),
       stackCpp: new RegExp(r.frames.cpp, "g"), pyPath: new RegExp(r.frames.py_path),
       frameSkip: r.frames.skip.map(function (p) { return new RegExp(p); }),
       cppKept: r.frames.cpp_kept, pyKept: r.frames.py_kept, specific: r.frames.specific,
@@ -583,11 +585,15 @@
     return out;
   }
 
-  /* A message and its tails after each ": " (index.py _tails). */
-  function tails(message) {
-    var out = [message], at = message.indexOf(": ");
-    while (at !== -1) { out.push(message.slice(at + 2)); at = message.indexOf(": ", at + 2); }
-    return out;
+  /* A message and its tails after each separator, ": " unless told, in order (index.py _tails). */
+  function tails(message, separators) {
+    var starts = {};
+    (separators || [": "]).forEach(function (sep) {
+      var at = message.indexOf(sep);
+      while (at !== -1) { starts[at + sep.length] = true; at = message.indexOf(sep, at + sep.length); }
+    });
+    return [message].concat(Object.keys(starts).map(Number).sort(function (a, b) { return a - b; })
+      .map(function (at) { return message.slice(at); }));
   }
 
   /* A message's first sentence when more follow, else "" (index.py _sentence). */
@@ -665,13 +671,23 @@
   /* A hit names an issue: neither a bare fatal signal's nor only pull requests' (index.py _answered). */
   function answered(hits) { return hits.some(function (h) { return !h.cluster.generic && !pullsOnly(h.cluster); }); }
 
+  /* Hits found as {key: [shared, hit]}, best first; their clusters are added to seen (index.py _ranked). */
+  function ranked(found, seen) {
+    var all = Object.keys(found).map(function (k) { return found[k]; });
+    all.sort(function (a, b) {
+      return (b[0] - a[0]) || (b[1].cluster.issues.length - a[1].cluster.issues.length) || cmpStr(a[1].cluster.key, b[1].cluster.key);
+    });
+    all.forEach(function (t) { seen[t[1].cluster.key] = true; });
+    return all.map(function (t) { return t[1]; });
+  }
+
   /* The title clusters whose title states a pasted line's error (index.py match_titles); adds them to seen. */
   function matchTitles(lines, clusters, seen, cut, C) {
     var found = {};
     var mine = lineTails(lines, C);
     clusters.forEach(function (c) {
       if (c.kind !== "title" || seen[c.key]) return;
-      var theirs = tails(c.signature.toLowerCase());
+      var theirs = tails(c.signature.toLowerCase(), C.titleSeparators);
       mine.forEach(function (pair) {
         if (cut && pair[0].kind === "message") return;  // a bare line is no error by itself
         pair[1].forEach(function (a, i) {
@@ -686,16 +702,70 @@
         });
       });
     });
-    var all = Object.keys(found).map(function (k) { return found[k]; });
-    all.sort(function (a, b) {
-      return (b[0] - a[0]) || (b[1].cluster.issues.length - a[1].cluster.issues.length) || cmpStr(a[1].cluster.key, b[1].cluster.key);
-    });
-    all.forEach(function (t) { seen[t[1].cluster.key] = true; });
-    return all.map(function (t) { return t[1]; });
+    return ranked(found, seen);
   }
 
-  /* The upstream clusters a paste matches, best first (as xlakb.upstream.index.match). */
-  function reported(text, data) {
+  /* A catalog row's text when its lines are one message whatever values it was given (index.py template_text). */
+  function templateText(row, C) {
+    var kinds = row.kinds || [];
+    if (row.text.indexOf("\u2026") === -1 || row.literal < C.minTail) return "";
+    if (kinds.length && kinds.every(function (k) { return k === "warn"; })) return "";
+    return row.text;
+  }
+
+  /* The clusters whose error instantiates a catalog template a pasted line does (index.py match_templates). */
+  function matchTemplates(templates, clusters, seen) {
+    var found = {};
+    templates.forEach(function (t) {
+      clusters.forEach(function (c) {
+        if (seen[c.key] || c.generic || (c.templates || []).indexOf(t[0]) === -1) return;
+        var said = literalLength(t[0].split("\u2026").join(""));
+        if (!found[c.key] || found[c.key][0] < said) {
+          found[c.key] = [said, { cluster: c, line: t[1], exact: false, frames: [], how: "template" }];
+        }
+      });
+    });
+    return ranked(found, seen);
+  }
+
+  /* The import statement a traceback stops at and the names it imports, or null (signature.py import_stop). */
+  function importStop(text, C) {
+    var best = null;
+    [C.pyCode, C.ipythonCode].forEach(function (rx) {
+      rx.lastIndex = 0;
+      var m;
+      while ((m = rx.exec(text)) !== null) {
+        if (!best || m.index + m[0].length > best[0]) best = [m.index + m[0].length, m[1]];
+        if (m[0].length === 0) rx.lastIndex++;
+      }
+    });
+    if (!best) return null;
+    var code = best[1].trim(), m = C.importStatement.exec(code);
+    if (!m) return null;
+    var parts = m[1] ? [m[1]].concat((m[2] || "").split(",")) : (m[3] || "").split(",");
+    var names = [];
+    parts.forEach(function (part) {
+      var name = part.split(" as ")[0].trim();
+      if (name && name.charAt(0) !== "." && name.length >= Math.floor(C.minMessage / 2) && names.indexOf(name) === -1) names.push(name);
+    });
+    return names.length ? [code, names] : null;
+  }
+
+  /* The clusters of an import error naming what a stack alone stops importing (index.py match_imports). */
+  function matchImports(stop, clusters, seen, C) {
+    if (!stop) return [];
+    var wanted = stop[1].map(function (n) { return new RegExp("(?<![\\w.])" + escapeRe(n) + "(?:\\.so)?(?![\\w.])"); });
+    var found = clusters.filter(function (c) {
+      return !seen[c.key] && !c.generic && C.importError.test(c.signature) && wanted.some(function (rx) { return rx.test(c.signature); });
+    });
+    found.sort(function (a, b) { return (b.issues.length - a.issues.length) || cmpStr(a.key, b.key); });
+    found.forEach(function (c) { seen[c.key] = true; });
+    return found.map(function (c) { return { cluster: c, line: stop[0], exact: false, frames: [], how: "import" }; });
+  }
+
+  /* The upstream clusters a paste matches, best first (as xlakb.upstream.index.match); origins: the catalog's
+     lines of the paste. */
+  function reported(text, data, origins) {
     var U = data.upstream;
     if (!U || !U.clusters.length) return [];
     var bySig = {}, byMessage = {}, C = reportedRules(U);
@@ -744,11 +814,20 @@
         var cut = matchCut(mine, U.clusters, C).filter(function (h) { return !seen[h.cluster.key]; });  // a pull request's is there
         out = cut.concat(matchTitles(mine, U.clusters, seen, true, C), out);
       }
+      // the same catalog message with other values inserted (index.py match_templates)
+      if (!answered(out)) {
+        var templates = [];
+        var all = text.split("\n");  // the whole line (the origin is only the template's part of it)
+        (origins || []).forEach(function (o) { var t = templateText(o.row, C); if (t) templates.push([t, all[o.line - 1].trim()]); });
+        out = matchTemplates(templates, U.clusters, seen).concat(out);
+      }
     }
     if (!answered(out)) {
       // a paste showing its own error must share its innermost frame; a stack alone, any specific one
       var shown = lines.some(function (e) { return !consequence(e); });
-      out = matchFrames(guiltyFrames(text, C), U.clusters, shown, C).concat(out);
+      var imported = shown ? [] : matchImports(importStop(text, C), U.clusters, seen, C);
+      var framed = matchFrames(guiltyFrames(text, C), U.clusters, shown, C).filter(function (h) { return !seen[h.cluster.key]; });
+      out = imported.concat(framed, out);
     }
     // issues first, then pull requests, then a bare fatal signal's reports (a stable sort)
     return out.sort(function (a, b) {

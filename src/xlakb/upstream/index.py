@@ -7,19 +7,23 @@ Pure code over the stored reports and the records' data.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .signature import (
+    IMPORT_ERROR,
     MAX_CUT_LINES,
     MIN_BARE,
     MIN_CUT,
     MIN_TAIL,
     SPECIFIC_FRAME,
+    TITLE_SEPARATORS,
     ErrorLine,
     bare_lines,
     error_lines,
     guilty_frames,
+    import_stop,
     kept_frames,
     literal_length,
     message_of,
@@ -47,6 +51,9 @@ class Cluster:
     frames: list[str] = field(default_factory=list)
     #: what its reports' threads say was the cause, where a developer said it (upstream.causes, as JSON)
     causes: list[dict] = field(default_factory=list)
+    #: the message catalog's templates its error (or title) instantiates, those that say enough without their
+    #: values (:func:`template_text`): a pasted line of the same template with other values is the same message
+    templates: list[str] = field(default_factory=list)
 
     @property
     def pulls_only(self) -> bool:
@@ -102,6 +109,7 @@ class Cluster:
             "stale",
             "frames",
             "causes",
+            "templates",
         )
         return cls(**{k: data[k] for k in fields if k in data}, issues=issues)
 
@@ -135,6 +143,7 @@ class Cluster:
                 "stale": self.stale,
                 "frames": self.frames,
                 "causes": self.causes,
+                "templates": self.templates,
             }
         )
 
@@ -271,7 +280,7 @@ def _fold_titles(by_key: dict[str, Cluster]) -> None:
     TPU: Computation requires more parameters ...") is that error: its reports go with that title's cluster."""
     alone = {c.signature.lower(): c for c in by_key.values() if c.kind == "title"}
     for c in [c for c in by_key.values() if c.kind == "title"]:
-        tails = _tails(c.signature.lower())[1:]
+        tails = _tails(c.signature.lower(), TITLE_SEPARATORS)[1:]
         target = next((alone[t] for t in tails if t in alone and literal_length(t) >= MIN_TAIL), None)
         if target is None or target is c:
             continue
@@ -329,7 +338,71 @@ def _elsewhere(e: ErrorLine, c: Cluster) -> bool:
     return e.specific and bool(c.location) and c.location != c.helper and e.location != c.location
 
 
-def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
+_IMPORT_ERROR = re.compile(IMPORT_ERROR)
+
+#: catalog kinds whose lines are not errors (a warning says nothing of which bug failed)
+_NOT_ERRORS = {"warn"}
+
+
+def template_text(row: Mapping) -> str:
+    """The text of a message catalog row (see :func:`xlakb.triage.export_catalog`) when two lines that
+    instantiate it are the same message whatever values it was given: it inserts a value (``…``), what it says
+    around its values is at least ``MIN_TAIL`` characters, and it can be an error (not only a warning); else ""."""
+    kinds = set(row.get("kinds") or ())
+    if "\u2026" not in row["text"] or row["literal"] < MIN_TAIL or (kinds and kinds <= _NOT_ERRORS):
+        return ""
+    return row["text"]
+
+
+def _ranked(found: dict[str, tuple[int, Reported]], seen: set[str]) -> list[Reported]:
+    """Hits found as {cluster key: (how much they share, hit)}, best first: the most shared, then the most
+    reported; their clusters are added to ``seen``."""
+    ranked = sorted(found.values(), key=lambda t: (-t[0], -len(t[1].cluster.issues), t[1].cluster.key))
+    seen.update(r.cluster.key for _, r in ranked)
+    return [r for _, r in ranked]
+
+
+def match_templates(templates: Iterable[tuple[str, str]], clusters: Iterable[Cluster], seen: set[str]) -> list[Reported]:
+    """The clusters whose error (or title) instantiates a catalog template a pasted line instantiates too
+    (``templates``: [template text, the pasted line], from the catalog's origins of the paste): the same
+    message printed with other values (a type, a size, a name torch_xla inserts), as the catalog knows the
+    message's fixed words. Inexact (how ``template``); clusters in ``seen`` are left out and those found added.
+    Best first: the longest template, then the most reported."""
+    found: dict[str, tuple[int, Reported]] = {}
+    for text, line in templates:
+        for c in clusters:
+            if c.key in seen or c.generic or text not in c.templates:
+                continue
+            said = literal_length(text.replace("\u2026", ""))
+            if c.key not in found or found[c.key][0] < said:
+                found[c.key] = (said, Reported(c, ErrorLine("template", line, text, ""), exact=False, how="template"))
+    return _ranked(found, seen)
+
+
+def match_imports(stop: tuple[str, list[str]] | None, clusters: Iterable[Cluster], seen: set[str]) -> list[Reported]:
+    """The clusters of an import error that names what a traceback stops importing (``stop``:
+    :func:`~xlakb.upstream.signature.import_stop`): a paste of the stack alone, its message cut off, failed
+    there. A name counts as a whole module or name (``_XLAC`` in ``_XLAC.so: undefined symbol``, never
+    ``torch`` in ``torch._six``). Inexact (how ``import``); clusters in ``seen`` are left out and those found
+    added. Best first: the most reported."""
+    if stop is None:
+        return []
+    code, names = stop
+    wanted = [re.compile(r"(?<![\w.])" + re.escape(n) + r"(?:\.so)?(?![\w.])") for n in names]
+    found = [
+        c
+        for c in clusters
+        if c.key not in seen
+        and not c.generic
+        and _IMPORT_ERROR.match(c.signature)
+        and any(rx.search(c.signature) for rx in wanted)
+    ]
+    found.sort(key=lambda c: (-len(c.issues), c.key))
+    seen.update(c.key for c in found)
+    return [Reported(c, ErrorLine("import", code, code, ""), exact=False, how="import") for c in found]
+
+
+def match(text: str, clusters: Iterable[Cluster], templates: Iterable[tuple[str, str]] = ()) -> list[Reported]:
     """The clusters whose signature a paste shows: same words after normalisation, or the same message under
     another exception type or none (:func:`~xlakb.upstream.signature.message_of`; inexact); where both name a
     guilty location it must be the same (a look-alike from another function is another bug; a helper's own
@@ -337,7 +410,9 @@ def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
     the most reported. Messages compare in any letter case. A paste whose error lines match no cluster is tried,
     inexactly and in this order, by a line that is a message pasted alone (:func:`~xlakb.upstream.signature.
     bare_lines`) or a report's title (:func:`match_titles`), by a line cut short or a status's cause
-    (:func:`match_cut`) or a title the line starts with, then by its guilty frames (:func:`match_frames`: it
+    (:func:`match_cut`) or a title the line starts with, by a message catalog template a line and the cluster's
+    error both instantiate (``templates``, :func:`match_templates`), then a stack alone by the import
+    statement it stops at (:func:`match_imports`) and by its guilty frames (:func:`match_frames`: it
     shows only a stack, or a reworded message). A hit of pull requests only (an error no issue shows,
     :func:`_add_pulls`) lets the next stage look for an issue, and comes after it."""
     clusters = list(clusters)
@@ -386,11 +461,17 @@ def match(text: str, clusters: Iterable[Cluster]) -> list[Reported]:
         if not _answered(out):
             cut = [h for h in match_cut(mine, clusters) if h.cluster.key not in seen]  # a pull request's is there
             out = [*cut, *match_titles(mine, clusters, seen, cut=True), *out]
+        # the same catalog message with other values inserted (the catalog knows which words are fixed)
+        if not _answered(out):
+            out = [*match_templates(templates, clusters, seen), *out]
     if not _answered(out):
         # a paste that shows its own error must share its innermost guilty frame (the same function failed,
-        # its message reworded); a paste of a stack alone, any specific frame
+        # its message reworded); a paste of a stack alone, any specific frame, after the import errors of the
+        # import statement it stops at
         shown = any(not e.consequence for e in lines)
-        out = [*match_frames(guilty_frames(text), clusters, innermost=shown), *out]
+        imported = [] if shown else match_imports(import_stop(text), clusters, seen)
+        framed = [h for h in match_frames(guilty_frames(text), clusters, innermost=shown) if h.cluster.key not in seen]
+        out = [*imported, *framed, *out]
     # issues first, then pull requests, then a bare fatal signal's reports
     return sorted(out, key=lambda h: (h.cluster.generic, h.cluster.pulls_only))
 
@@ -405,15 +486,12 @@ def _answered(hits: list[Reported]) -> bool:
 CHAINED = ("status", "check")
 
 
-def _tails(message: str) -> list[str]:
+def _tails(message: str, separators: tuple[str, ...] = (": ",)) -> list[str]:
     """A message and each tail of it that starts after a ``": "``: outer layers prefix their context to an
-    error (``TPU initialization failed: ``, a status code, ``Failed to import x because of ...: ``)."""
-    out = [message]
-    at = message.find(": ")
-    while at != -1:
-        out.append(message[at + 2 :])
-        at = message.find(": ", at + 2)
-    return out
+    error (``TPU initialization failed: ``, a status code, ``Failed to import x because of ...: ``). A title's
+    are also after a reporter's dash (``TITLE_SEPARATORS``); in order of where they start."""
+    starts = sorted({m.end() for sep in separators for m in re.finditer(re.escape(sep), message)})
+    return [message, *(message[at:] for at in starts)]
 
 
 def _line_tails(lines: list[ErrorLine]) -> list[tuple[ErrorLine, list[str]]]:
@@ -505,7 +583,7 @@ def match_titles(lines: list[ErrorLine], clusters: Iterable[Cluster], seen: set[
     for c in clusters:
         if c.kind != "title" or c.key in seen:
             continue
-        theirs = _tails(c.signature.lower())
+        theirs = _tails(c.signature.lower(), TITLE_SEPARATORS)
         for e, tails in mine:
             if cut and e.kind == "message":
                 continue  # a bare line is no error by itself: any prose may start with a title's words
@@ -518,9 +596,7 @@ def match_titles(lines: list[ErrorLine], clusters: Iterable[Cluster], seen: set[
                     if a == b if not cut else _goes_on(a, b):
                         if c.key not in found or found[c.key][0] < said:
                             found[c.key] = (said, Reported(c, e, exact=False, how="title-cut" if cut else "title"))
-    ranked = sorted(found.values(), key=lambda t: (-t[0], -len(t[1].cluster.issues), t[1].cluster.key))
-    seen.update(r.cluster.key for _, r in ranked)
-    return [r for _, r in ranked]
+    return _ranked(found, seen)
 
 
 def frame_weights(clusters: Iterable[Cluster]) -> dict[str, int]:

@@ -154,6 +154,11 @@ def export_rules() -> dict:
         "bare_lines": BARE_LINES,
         "min_cut": MIN_CUT,
         "min_tail": MIN_TAIL,
+        "title_separators": list(TITLE_SEPARATORS),
+        "py_code": PY_CODE,
+        "ipython_code": IPYTHON_CODE,
+        "import_statement": IMPORT_STATEMENT,
+        "import_error": IMPORT_ERROR,
         "max_cut_lines": MAX_CUT_LINES,
         "source": SOURCE,
         "identifier": IDENTIFIER,
@@ -289,6 +294,10 @@ MIN_BARE = 16
 MIN_CUT = 20
 #: ... and when they agree only after an outer layer's context (a tail says less of which error it is)
 MIN_TAIL = 32
+#: what a reporter puts between their own context and the error in a title ("TPU VM - <error>", "Runs on GPU,
+#: error on TPU: <error>"): a title's tails start after each (a pasted line's only after ": ", where a dash is
+#: part of the message: "at index 0 - got [80, 1]")
+TITLE_SEPARATORS = (": ", " - ", " \u2013 ", " \u2014 ")
 #: the last error lines of a paste that are compared so (a long log's earlier errors are its past)
 MAX_CUT_LINES = 50
 #: only the last lines of a long log are read for bare messages (the error is what a log prints last)
@@ -389,6 +398,42 @@ def guilty_frames(text: str, excerpt: bool = False) -> list[str]:
         if len(py) >= int(_FRAME_RULES["py_kept"]):
             break
     return cpp + py
+
+
+#: the code line a traceback stops at: the line under its last frame (Python), or its last arrow line (IPython's
+#: ``---> 20 import _XLAC``)
+PY_CODE = r'File "[^"\n]+", line \d+, in [^\n]*\n[ \t]*([^\n]*\S)'
+IPYTHON_CODE = r"^-*> ?\d+ (.*\S)"  # multiline
+#: an import statement: ``from m import a, b`` or ``import m, n as x``
+IMPORT_STATEMENT = (
+    r"^\s*(?:from\s+([\w.]+)\s+import\s+\(?([\w\s,]+?)\)?|import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*))"
+    r"\s*(?:#.*)?$"
+)
+#: the errors an import raises
+IMPORT_ERROR = r"^(?:ImportError|ModuleNotFoundError): "
+_PY_CODE = re.compile(PY_CODE)
+_IPYTHON_CODE = re.compile(IPYTHON_CODE, re.M)
+_IMPORT_STATEMENT = re.compile(IMPORT_STATEMENT)
+
+
+def import_stop(text: str) -> tuple[str, list[str]] | None:
+    """The import statement a traceback stops at, with the names it imports (modules and names, ``as`` aside,
+    relative ones and those under ``MIN_MESSAGE`` characters left out), or None: a traceback whose message was
+    cut off after such a line failed to import (``import _XLAC``, ``from torch._six import inf``)."""
+    last = [m for rx in (_PY_CODE, _IPYTHON_CODE) for m in rx.finditer(text)]
+    if not last:
+        return None
+    code = max(last, key=lambda m: m.end()).group(1).strip()  # the code is where each pattern ends
+    m = _IMPORT_STATEMENT.match(code)
+    if not m:
+        return None
+    parts = [m.group(1), *(m.group(2) or "").split(",")] if m.group(1) else (m.group(3) or "").split(",")
+    names = []
+    for part in parts:
+        name = part.split(" as ")[0].strip()
+        if name and not name.startswith(".") and len(name) >= MIN_MESSAGE // 2 and name not in names:
+            names.append(name)
+    return (code, names) if names else None
 
 
 def kept_frames(frames: list[str]) -> list[str]:
