@@ -159,6 +159,11 @@ HELDOUT_ROUNDS = (
         "round 7 (spent: today's rules, not a held-out figure)",
         "第 7 轮（已用过：按现在的规则，不是留出集数字）",
     ),
+    (
+        "heldout-reported-8",
+        "round 8 (judged once with these rules; spent from now on)",
+        "第 8 轮（按这些规则只评测了一次；此后视为已用过）",
+    ),
 )
 
 
