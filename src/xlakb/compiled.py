@@ -58,7 +58,7 @@ def build(root: Path) -> dict:
     return {
         "format": FORMAT,
         "triage": data,
-        "clusters": [c.to_json() for c in upstream_clusters(root)],
+        "clusters": [c.to_json() for c in upstream_clusters(root, data["catalog"])],  # the catalog read once
         "needles": needles_of(data),  # what a triage skips a big log's patterns by, worked out once
     }
 

@@ -169,10 +169,11 @@ def export(root: Path, catalog_path: Path | None = None) -> dict:
     return export_records(records, catalog_mod.load(catalog_path))
 
 
-def upstream_clusters(root: Path):
+def upstream_clusters(root: Path, catalog: list[dict] | None = None):
     """The reported tier of ``root``: its stored upstream reports clustered by signature, linked to the
     records that name their issues and to the first release of a fix (from a record, or the release a mined
-    candidate found the PR in)."""
+    candidate found the PR in), with the message catalog's templates they instantiate (``catalog``: the exported
+    rows when the caller has them, else the shipped catalog is read)."""
     from .mining.mine import load_table
     from .records import load_records
     from .upstream import index, store
@@ -191,7 +192,7 @@ def upstream_clusters(root: Path):
     except XlakbError:  # `xlakb validate` names the file, the entry and the field; triage goes on without them
         said = {}
     clusters = index.build(reports, [r.data for r in load_records(root)], fixes, links.load(root), said)
-    annotate_templates(clusters)
+    annotate_templates(clusters, catalog)
     return clusters
 
 

@@ -370,10 +370,10 @@ def match_templates(templates: Iterable[tuple[str, str]], clusters: Iterable[Clu
     Best first: the longest template, then the most reported."""
     found: dict[str, tuple[int, Reported]] = {}
     for text, line in templates:
+        said = literal_length(text.replace("\u2026", ""))
         for c in clusters:
             if c.key in seen or c.generic or text not in c.templates:
                 continue
-            said = literal_length(text.replace("\u2026", ""))
             if c.key not in found or found[c.key][0] < said:
                 found[c.key] = (said, Reported(c, ErrorLine("template", line, text, ""), exact=False, how="template"))
     return _ranked(found, seen)

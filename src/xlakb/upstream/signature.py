@@ -418,7 +418,7 @@ _IMPORT_STATEMENT = re.compile(IMPORT_STATEMENT)
 
 def import_stop(text: str) -> tuple[str, list[str]] | None:
     """The import statement a traceback stops at, with the names it imports (modules and names, ``as`` aside,
-    relative ones and those under ``MIN_MESSAGE`` characters left out), or None: a traceback whose message was
+    relative ones and those under half ``MIN_MESSAGE`` characters left out), or None: a traceback whose message was
     cut off after such a line failed to import (``import _XLAC``, ``from torch._six import inf``)."""
     last = [m for rx in (_PY_CODE, _IPYTHON_CODE) for m in rx.finditer(text)]
     if not last:
