@@ -621,6 +621,25 @@ def test_every_reason_evidence_is_generic_reads_in_chinese():
         ),
         # the name torch_xla gives its graphs
         ("Rerun with --xla_dump_to: *module_0001.SyncTensorsGraph.68.*\n", ("torch_xla",), "may well be"),
+        # TSL's own fatal log line and StatusOr wording, about a TPU device file
+        (
+            "2023-06-27 04:35:24.456016: F tensorflow/tsl/platform/statusor.cc:33] Attempting to fetch value instead "
+            "of handling error PERMISSION_DENIED: open(/dev/accel1): Operation not permitted\n",
+            ("xla", "tpu"),
+            "may well be a torch_xla problem",
+        ),
+        # torch before 1.6 named the XLA dispatch key XLATensorId
+        (
+            "RuntimeError: Could not run 'aten::empty_strided' with arguments from the 'XLATensorId' backend.\n",
+            ("torch",),
+            "may well be a torch_xla problem",
+        ),
+        # TensorFlow's own fatal line, outside TSL, is no layer of torch_xla's
+        (
+            "2023-06-27 04:35:24.456016: F tensorflow/core/framework/op_kernel.cc:9] Check failed: ok\n",
+            (),
+            "the paste alone cannot tell whether this is a torch_xla problem",
+        ),
         # nothing of torch_xla's layers: not a torch_xla problem
         (
             "Traceback (most recent call last):\nKeyError: 'foo'\n",
@@ -638,6 +657,19 @@ def test_not_a_torch_xla_problem_only_when_no_layer_of_it_printed_a_line(paste, 
     )
     assert result.layers == layers
     assert said in "\n".join(report(result, source="paste"))
+
+
+def test_a_script_of_a_pytorch_xla_checkout_is_a_sign_of_torch_xla():
+    """Running a test or benchmark of a pytorch/xla checkout by hand is a torch_xla program, whatever the paste
+    shows of it; openxla's own ``xla/tests`` folder is not."""
+    checkout = (
+        'Traceback (most recent call last):\n  File "pytorch/xla/test/test_dynamic_shape_models.py", line 78, in <module>\n'
+    )
+    bench = '  File "xla/benchmarks/experiment_runner.py", line 945, in <module>\n'
+    other = '  File "/src/openxla/xla/tests/run.py", line 1, in <module>\n'
+    for paste, signed in ((checkout, True), (bench, True), (other, False)):
+        result = triage(log_from_text(paste, "paste"), [])
+        assert ("a script of a pytorch/xla checkout" in result.torch_xla_signs) is signed, paste
 
 
 def test_another_framework_on_xla_is_named_not_called_torch_xla_s():

@@ -663,6 +663,16 @@ def test_guilty_frames_are_the_innermost_of_torch_xla_xla_and_lazy_past_helpers(
         "py:torch_xla/distributed/spmd/xla_sharding.py:mark_sharding",  # the install prefix is the machine's
         "py:torch_xla/experimental/scan.py:scan",
     ]
+    # three Python frames of torch_xla: a report stored with its outer one is found by a stack cut deeper in
+    three = "".join(
+        f'  File "/venv/site-packages/torch_xla/_internal/tpu.py", line {n}, in {fn}\n    x()\n'
+        for n, fn in ((187, "version"), (181, "get_tpu_env"), (89, "_get_metadata"))
+    )
+    assert guilty_frames(three) == [
+        "py:torch_xla/_internal/tpu.py:_get_metadata",
+        "py:torch_xla/_internal/tpu.py:get_tpu_env",
+        "py:torch_xla/_internal/tpu.py:version",
+    ]
     # the step marker and other entries say where the program was, not why
     assert guilty_frames('  File "/x/torch_xla/core/xla_model.py", line 1, in mark_step\n') == []
     assert guilty_frames("RuntimeError: no stack at all") == []

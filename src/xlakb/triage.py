@@ -197,6 +197,9 @@ TORCH_XLA_SIGNS = (
         "",
     ),
     ("a C++ frame of torch_xla", r"\btorch_xla::\w+", ""),
+    # a script of a pytorch/xla checkout run by hand (its tests, benchmarks, examples): ``xla/test/test_x.py``
+    # (openxla's own tree is C++ and names its folder ``tests``)
+    ("a script of a pytorch/xla checkout", r"(?:^|[\s\"'/])xla/(?:test|benchmarks|examples|scripts)/[\w/.-]+\.py\b", "m"),
 )
 #: (layer, what, pattern, flags): lines that torch_xla's layers printed although the paste shows nothing of
 #: torch_xla itself (a user who cut the traceback): XLA's own C++ log lines and torch's messages about the XLA
@@ -214,16 +217,19 @@ LAYER_SIGNS = (
     (
         "xla",
         "absl's C++ logging, fatal-signal handler or StatusOr, which XLA's runtime (TSL) uses and torch does not "
-        "(torch's C++ log lines are bracketed, its Python ones name .py files)",
+        "(torch's C++ log lines are bracketed, its Python ones name .py files); TSL's own fatal log line "
+        "(``2023-06-27 04:35:24.456016: F tensorflow/tsl/...cc:33]``) and its older StatusOr wording",
         r"^[FEWI]\d{4} [\d:.]+\s+\d+\s+[\w/.-]+\.(?:cc|h):\d+\]|(?:^|\] )RAW: |"
-        r"^\*\*\* SIG[A-Z]+ received by PID \d+ \(TID \d+\) on cpu \d+|\bBad StatusOr access\b|\btsl::\w+",
+        r"^\*\*\* SIG[A-Z]+ received by PID \d+ \(TID \d+\) on cpu \d+|\bBad StatusOr access\b|\btsl::\w+|"
+        r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: F [\w/.-]*\btsl/[\w/.-]+\.(?:cc|h):\d+\]|"
+        r"\bAttempting to fetch value instead of handling error\b",
         "m",
     ),
-    ("tpu", "the TPU runtime or its memory", r"\blibtpu\b|\bHBM\b|/job:tpu_worker|\bTPU\b", ""),
+    ("tpu", "the TPU runtime, its memory or its device files", r"\blibtpu\b|\bHBM\b|/job:tpu_worker|\bTPU\b|/dev/accel\d", ""),
     (
         "torch",
         "torch's message names the XLA backend or device",
-        r"\b[Bb]ackend\s*['\"]?XLA\b|\bXLA\s+backend\b|device(?:\.type)?\s*(?:=|==)\s*['\"]?xla\b|\bxla:\d+\b|"
+        r"\b[Bb]ackend\s*['\"]?XLA\b|\bXLA(?:TensorId)?['\"]?\s+backend\b|device(?:\.type)?\s*(?:=|==)\s*['\"]?xla\b|\bxla:\d+\b|"
         r"DispatchKey\.XLA\b|\bXLATensor\b|\btorch\.xla\b|\b[A-Z]\w*XLA\b",
         "",
     ),
