@@ -1283,10 +1283,19 @@ def test_a_stack_that_stops_at_an_import_names_that_import_error():
     ipython = "/usr/lib/python3/dist-packages/torch_xla/__init__.py in <module>\n     19 \n---> 20 import _XLAC\n     21 from . import x\n"
     for paste in (plain, ipython):
         assert import_stop(paste) == ("import _XLAC", ["_XLAC"]), paste
-    # a launcher that marks each line with its rank, stream or worker (torchrun's ``[rank0]:``, Ray's) is read past
+    # a launcher that marks each line with its rank, stream or worker (torchrun's ``[rank0]:``, Ray's), or a logger
+    # or CI runner that stamps each line (vLLM's, syslog's, GitHub Actions', Cloud Build's) is read past
     marked = [
         "".join(mark + line for line in plain.splitlines(True))
-        for mark in ("[rank0]: ", "stderr: ", "(RayTrainWorker pid=42, ip=10.0.0.2) ")
+        for mark in (
+            "[rank0]: ",
+            "stderr: ",
+            "(RayTrainWorker pid=42, ip=10.0.0.2) ",
+            "ERROR 01-26 17:51:44 engine.py:387] ",
+            "Oct 06 20:13:12 ",
+            "2024-01-26T17:51:44.1234567Z ",
+            'Step #2 - "build_image": ',
+        )
     ]
     for paste in (plain, ipython, *marked):
         hits = reported_hits(triage(log_from_text(paste, "p"), []), paste, clusters)
