@@ -227,6 +227,21 @@ def test_versions_read_from_the_log(text, xla, torch, where):
     assert (f.torch_xla_version, f.torch_version, f.version_source) == (xla, torch, where)
 
 
+def test_a_notebooks_frames_are_read_in_the_order_shown():
+    """Kaggle and Jupyter (IPython 8) and Colab (IPython 7, copied from the page as a Markdown link) print frames
+    in their own way; a record's frame evidence reads them as a script's."""
+    script = '  File "/x/torch_xla/distributed/xla_multiprocessing.py", line 3, in spawn\n    run()\n'
+    ipython8 = "File /x/torch_xla/core/xla_model.py:197, in xla_device(n, devkind)\n--> 197 return f()\n"
+    ipython7 = "[/x/torch_xla/runtime.py](https://localhost:8080/#) in wrapper(*args, **kwargs)\n---> 82 return fn()\n"
+    f = facts(script + ipython8 + ipython7)
+    assert [(fr.base, fr.function, fr.source) for fr in f.frames] == [
+        ("xla_multiprocessing.py", "spawn", "run()"),
+        ("xla_model.py", "xla_device", ""),
+        ("runtime.py", "wrapper", ""),
+    ]
+    assert all(f.text[fr.pos :].startswith(fr.path) for fr in f.frames[1:])
+
+
 def test_advice_follows_the_measured_matrix():
     codes = {}
     for version in ("2.5.1", "2.7.0", "2.3.0", None):

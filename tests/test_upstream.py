@@ -673,6 +673,19 @@ def test_guilty_frames_are_the_innermost_of_torch_xla_xla_and_lazy_past_helpers(
         "py:torch_xla/_internal/tpu.py:get_tpu_env",
         "py:torch_xla/_internal/tpu.py:version",
     ]
+    # a notebook's traceback: IPython 8 (Kaggle, Jupyter) and IPython 7 (Colab, copied as a Markdown link)
+    ipython8 = (
+        "File /usr/local/lib/python3.10/site-packages/torch_xla/runtime.py:111, in xla_device(n, devkind)\n"
+        "--> 111 return torch.device(torch_xla._XLAC._xla_get_default_device())\n"
+    )
+    ipython7 = (
+        "[/usr/local/lib/python3.10/dist-packages/torch_xla/core/xla_model.py](https://localhost:8080/#) in xla_device(n, devkind)\n"
+        "--> 197   return runtime.xla_device(n, devkind)\n"
+        "/usr/local/lib/python3.10/dist-packages/torch_xla/_internal/tpu.py in version()\n"
+        "--> 187   env = get_tpu_env()\n"
+    )
+    assert guilty_frames(ipython8) == ["py:torch_xla/runtime.py:xla_device"]
+    assert guilty_frames(ipython7) == ["py:torch_xla/_internal/tpu.py:version", "py:torch_xla/core/xla_model.py:xla_device"]
     # the step marker and other entries say where the program was, not why
     assert guilty_frames('  File "/x/torch_xla/core/xla_model.py", line 1, in mark_step\n') == []
     assert guilty_frames("RuntimeError: no stack at all") == []

@@ -57,6 +57,7 @@ from typing import BinaryIO
 
 from .errors import XlakbError
 from .signatures import KINDS, MESSAGE_KINDS, TRIGGER_KINDS, Signature, signatures_of
+from .upstream.signature import NOTEBOOK_FRAME as _NOTEBOOK_FRAME_PATTERN
 
 WEIGHTS = {"message": 3, "check": 4, "frame": 2, "call": 2, "env": 1}
 
@@ -185,6 +186,8 @@ def normalize(text: str) -> str:
 # The patterns below are data: the site's paste box reads the same strings (see :func:`export_records`).
 #: a Python traceback frame: path, function, and the source line printed under it
 FRAME_PATTERN = r'^[ \t]*File "([^"]+)", line \d+, in (\S+)[^\n]*\n(?:([^\n]*)\n)?'
+#: a notebook's frame (IPython 7 and 8: file and function), as the reported tier reads it
+NOTEBOOK_FRAME = _NOTEBOOK_FRAME_PATTERN
 #: (what, pattern, flags): the signs that a log comes from a torch_xla program
 TORCH_XLA_SIGNS = (
     ("a torch_xla frame or path", r"[/\\]torch_xla[/\\]", ""),
@@ -264,6 +267,7 @@ def _compile(pattern: str, flags: str = "") -> re.Pattern:
 
 
 _FRAME = re.compile(FRAME_PATTERN, re.M)
+_NOTEBOOK_FRAME = re.compile(NOTEBOOK_FRAME)
 _SIGNS = tuple((what, _compile(p, f)) for what, p, f in TORCH_XLA_SIGNS)
 _LAYERS = tuple((layer, _compile(p, f)) for layer, _what, p, f in LAYER_SIGNS)
 _ERROR_LINE = re.compile(ERROR_LINE, re.M)
@@ -412,6 +416,17 @@ def facts(log: Log | str, catalog: CatalogIndex = EMPTY_CATALOG, generic: dict |
     frames = tuple(
         Frame(m.group(1), re.split(r"[/\\]", m.group(1))[-1], m.group(2), (m.group(3) or "").strip(), m.start())
         for m in _FRAME.finditer(text)
+    )
+    # a notebook's frames (IPython 7 and 8 print no source line under the frame's line), in the order shown
+    frames = tuple(
+        sorted(
+            frames
+            + tuple(
+                Frame(m.group(1), re.split(r"[/\\]", m.group(1))[-1], m.group(2), "", m.start(1))
+                for m in _NOTEBOOK_FRAME.finditer(text)
+            ),
+            key=lambda f: f.pos,
+        )
     )
     near_signs = _lines_with(text, _SIGN_NEEDLES)
     signs = [what for what, pattern in _SIGNS if pattern.search(near_signs)]
@@ -1110,6 +1125,7 @@ def export_records(records: list[dict], cat=None, background: list[tuple[str, st
         "trigger_kinds": list(TRIGGER_KINDS),
         "normalize": [list(x) for x in NORMALIZE],
         "frame_pattern": FRAME_PATTERN,
+        "notebook_frame": NOTEBOOK_FRAME,
         "torch_xla_signs": [list(x) for x in TORCH_XLA_SIGNS],
         "layer_signs": [list(x) for x in LAYER_SIGNS],
         "layers": list(LAYERS),

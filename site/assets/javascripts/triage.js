@@ -95,6 +95,10 @@
       frames.push({ path: m[1], base: m[1].split(/[\/\\]/).pop(), fn: m[2], source: (m[3] || "").trim(), pos: m.index });
       if (m[0].length === 0) re.lastIndex += 1;
     }
+    // a notebook's frames (IPython 7 and 8 print no source line under the frame's line), in the order shown
+    var nb = new RegExp(data.notebook_frame, "g");
+    while ((m = nb.exec(text)) !== null) frames.push({ path: m[1], base: m[1].split(/[\/\\]/).pop(), fn: m[2], source: "", pos: m.index + m[0].indexOf(m[1]) });
+    frames.sort(function (a, b) { return a.pos - b.pos; });
     var signs = data.torch_xla_signs.filter(function (s) { return new RegExp(s[1], s[2]).test(text); })
       .map(function (s) { return s[0]; });
     var origins = catalogMatch(text, data);
@@ -407,7 +411,8 @@
     U._compiled = {
       kinds: r.kinds.map(function (k) { return [k[0], new RegExp(k[1])]; }),
       prefix: new RegExp(r.log_prefix), fatal: new RegExp(r.fatal_log), frame: new RegExp(r.cpp_frame, "g"), source: new RegExp(r.source),
-      pyFrame: new RegExp(r.py_frame, "g"), helperSource: new RegExp(r.helper_source),
+      pyFrame: new RegExp(r.py_frame, "g"), notebookFrame: new RegExp(r.notebook_frame, "g"),
+      helperSource: new RegExp(r.helper_source),
       helperFrame: new RegExp(r.helper_frame), entryFrame: new RegExp(r.entry_frame),
       identifier: new RegExp(r.identifier), span: new RegExp(r.code_span, "g"),
       consequence: new RegExp(r.consequence), exceptionType: new RegExp(r.exception_type), minMessage: r.min_message,
@@ -525,8 +530,11 @@
       cpp.push("cpp:" + name);
     }
     var frames = [];
-    C.pyFrame.lastIndex = 0;
-    while ((m = C.pyFrame.exec(text)) !== null) frames.push([m[1], m[2]]);
+    [C.pyFrame, C.notebookFrame].forEach(function (rx) {  // a script's traceback and a notebook's, in order
+      rx.lastIndex = 0;
+      while ((m = rx.exec(text)) !== null) frames.push([m[1], m[2], m.index]);
+    });
+    frames.sort(function (a, b) { return a[2] - b[2]; });
     for (var i = frames.length - 1; i >= 0 && py.length < C.pyKept; i--) {
       var pm = C.pyPath.exec(frames[i][0].replace(/\\/g, "/"));
       if (!pm || C.entryFrame.test(frames[i][1])) continue;

@@ -55,6 +55,10 @@ FATAL_LOG = r"^\s*F\d{4} [\d:. ]+\s*\d*\s*(?:[\w.\-~]*/)*([\w.\-]+\.(?:cc|cpp|c|
 CPP_FRAME = r"\btorch_xla::(?:\w+::)*(\w+)(?=\()"
 #: a Python traceback frame: its file and function
 PY_FRAME = r'File "([^"]+)", line \d+, in (\S+)'
+#: a frame of a notebook's traceback, its file and function: IPython 8 (Kaggle, Jupyter:
+#: ``File /x/torch_xla/core/xla_model.py:197, in xla_device(n, devkind)``) and IPython 7 (Colab: the path alone on its
+#: line, ``/x/torch_xla/core/xla_model.py in xla_device(n, devkind)``, a Markdown link when copied from the page)
+NOTEBOOK_FRAME = r"(?:^|\n)[ \t]*(?:File (?!\")|\[)?((?:[A-Za-z]:)?[^\s\"\[\]()<>]+\.py)(?:\]\([^)\s]*\))?(?::\d+,)? in (?:[\w.<>]+\.)?([\w<>]+)\("
 #: where a check fires for every caller, so the place says nothing of the bug (Socorro's "prefix" frames,
 #: syzkaller's frames that are never guilty): a check in a header (an inline accessor: a buffer's HasValue,
 #: a shape's dimension) or in the bridge that unwraps every op's tensors
@@ -121,6 +125,7 @@ _SOURCE = re.compile(SOURCE)
 _IDENTIFIER = re.compile(IDENTIFIER)
 _CODE_SPAN = re.compile(CODE_SPAN)
 _PY_FRAME = re.compile(PY_FRAME)
+_NOTEBOOK_FRAME = re.compile(NOTEBOOK_FRAME)
 _HELPER_SOURCE = re.compile(HELPER_SOURCE)
 _HELPER_FRAME = re.compile(HELPER_FRAME)
 _ENTRY_FRAME = re.compile(ENTRY_FRAME)
@@ -143,6 +148,7 @@ def export_rules() -> dict:
         "fatal_log": FATAL_LOG,
         "cpp_frame": CPP_FRAME,
         "py_frame": PY_FRAME,
+        "notebook_frame": NOTEBOOK_FRAME,
         "helper_source": HELPER_SOURCE,
         "helper_frame": HELPER_FRAME,
         "entry_frame": ENTRY_FRAME,
@@ -373,7 +379,7 @@ SPECIFIC_FRAME = int(_FRAME_RULES["specific"])
 def guilty_frames(text: str, excerpt: bool = False) -> list[str]:
     """The innermost frames of torch_xla, torch's lazy core and XLA a paste shows, innermost first: C++
     (``cpp:torch_xla::Class::Function``; a printed stack lists the innermost first) then Python
-    (``py:torch_xla/core/xla_model.py:function``; a traceback lists it last). Frames every error passes
+    (``py:torch_xla/core/xla_model.py:function``; a traceback lists it last; a notebook's too). Frames every error passes
     through (the stack printer, accessors, dispatch, the step marker) are left out: they say where the program
     was, not why (data/normalise.yaml, ``frames``). ``excerpt``: the text is an excerpt that may be cut
     anywhere (the stored search corpus), so a Python frame it ends in is left out."""
@@ -387,7 +393,11 @@ def guilty_frames(text: str, excerpt: bool = False) -> list[str]:
             break
     py: list[str] = []
     # the frame line an excerpt ends in may be cut inside the function's name: it names nothing
-    shown = [m.groups() for m in _PY_FRAME.finditer(text) if not excerpt or m.end() < len(text.rstrip(" \t"))]
+    end = len(text.rstrip(" \t"))
+    found = sorted(
+        (m.start(), m.groups()) for rx in (_PY_FRAME, _NOTEBOOK_FRAME) for m in rx.finditer(text) if not excerpt or m.end() < end
+    )
+    shown = [groups for _, groups in found]
     for path, function in reversed(shown):
         m = _PY_PATH.search(path.replace("\\", "/"))
         if not m or _ENTRY_FRAME.match(function):
