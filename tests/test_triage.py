@@ -369,7 +369,7 @@ def test_cli_text_json_and_exit_codes(kb):
     # no torch_xla at all
     plain = TRACEBACK.replace("/torch_xla/experimental/spmd_fully_sharded_data_parallel.py", "/lib/wrap.py")
     r = _cli("-", stdin=plain.replace("SpmdFullyShardedDataParallel", "Wrap").encode(), root=kb)
-    assert r.returncode == 1 and r.stdout.decode().startswith("nothing in standard input was printed by torch_xla")
+    assert r.returncode == 1 and r.stdout.decode().startswith("nothing in standard input is known to come from torch_xla")
 
 
 def test_validate_rejects_message_only_and_python_only_regexes(kb):

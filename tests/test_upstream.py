@@ -989,6 +989,25 @@ def _first(text: str, clusters: list) -> list[int]:
     return [r.number for r in hits[0].cluster.issues] if hits else []
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_paste_with_nothing_known_of_torch_xla_but_reported_upstream_says_so(lang):
+    """A message torch_xla printed before the catalog's releases (1.x's ``Missing XLA configuration``) shows nothing
+    known of torch_xla: the answer does not claim torch_xla printed nothing, it says the error was reported to
+    pytorch/xla; with no such report it says the paste alone cannot tell."""
+    from xlakb.triage import log_from_text, reported_hits, triage
+    from xlakb.triage_report import report
+
+    clusters = _clusters(r2035=MISSING_CONFIG_2035)
+    for paste, reported in (("Missing XLA configuration\n", True), ("Something else went wrong here\n", False)):
+        result = triage(log_from_text(paste, "p"), [])
+        hits = reported_hits(result, paste, clusters)
+        assert bool(hits) is reported
+        first = report(result, source="p", lang=lang, reported=hits)[0]
+        said = {"en": "reported to pytorch/xla", "zh": "报告给 pytorch/xla"}[lang]
+        cannot = {"en": "the paste alone cannot tell", "zh": "仅凭这段粘贴无法判断"}[lang]
+        assert (said in first, cannot in first) == (reported, not reported), first
+
+
 def test_a_message_pasted_alone_or_after_what_finds_its_report():
     """A user pastes only the message (no exception type, no prefix), or a C++ exception's ``what():`` line that
     starts with its source location: the stored report with those words is named, inexactly. A line that only

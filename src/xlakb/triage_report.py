@@ -16,9 +16,14 @@ from .words import ui
 
 WORDS = {
     "en": {
-        "no_sign": "nothing in {source} was printed by torch_xla or a layer under it (no torch_xla frame, import or "
-        "version; no line of torch's lazy core, XLA, PJRT or the TPU runtime): the paste alone cannot tell whether this "
-        "is a torch_xla problem; paste the whole log, from the command to the last line",
+        "no_sign": "nothing in {source} is known to come from torch_xla or a layer under it (no torch_xla frame, import "
+        "or version; no line of torch's lazy core, XLA, PJRT or the TPU runtime; the message catalog covers torch_xla "
+        "2.1 on): the paste alone cannot tell whether this is a torch_xla problem; paste the whole log, from the "
+        "command to the last line",
+        "reported_sign": "nothing in {source} is known to come from torch_xla or a layer under it (no torch_xla frame, "
+        "import or version; no line of torch's lazy core, XLA, PJRT or the TPU runtime; the message catalog covers "
+        "torch_xla 2.1 on), but the same error was reported to pytorch/xla (below): compare those reports with your "
+        "run; to be sure, paste the whole log, from the command to the last line",
         "other_backend": "the paste shows {names} and nothing of torch_xla: records of torch_xla are not matched",
         "layer_sign": "{source} shows no torch_xla frame, import or version, but lines of {layers}: it may well be a "
         "torch_xla problem (the lines below say where each comes from)",
@@ -64,9 +69,12 @@ WORDS = {
         "stdin": "standard input",
     },
     "zh": {
-        "no_sign": "{source} 中没有任何内容由 torch_xla 或它下面的各层打印（没有 torch_xla 的调用栈、导入或版本，也没有 torch "
-        "惰性张量核心、XLA、PJRT 或 TPU 运行时的日志行）：仅凭这段粘贴无法判断是否为 torch_xla 的问题；"
-        "请粘贴从所运行的命令到最后一行的完整日志",
+        "no_sign": "{source} 中没有已知来自 torch_xla 或它下面各层的内容（没有 torch_xla 的调用栈、导入或版本，也没有 torch "
+        "惰性张量核心、XLA、PJRT 或 TPU 运行时的日志行；消息目录覆盖 torch_xla 2.1 及以后的版本）：仅凭这段粘贴无法判断是否为 "
+        "torch_xla 的问题；请粘贴从所运行的命令到最后一行的完整日志",
+        "reported_sign": "{source} 中没有已知来自 torch_xla 或它下面各层的内容（没有 torch_xla 的调用栈、导入或版本，也没有 "
+        "torch 惰性张量核心、XLA、PJRT 或 TPU 运行时的日志行；消息目录覆盖 torch_xla 2.1 及以后的版本），但同样的报错已经有人"
+        "报告给 pytorch/xla（见下方）：请把这些报告与你的运行对照；要确定的话，请粘贴从所运行的命令到最后一行的完整日志",
         "other_backend": "粘贴的内容来自 {names}，且没有任何 torch_xla 的迹象：不与 torch_xla 的记录匹配",
         "layer_sign": "{source} 中没有 torch_xla 的调用栈、导入或版本，但有来自 {layers} 的内容：这很可能是 torch_xla 的问题"
         "（下方说明了每一行的来源）",
@@ -182,6 +190,8 @@ def report(
         ):  # torch_xla's layers printed it, though the paste shows nothing of torch_xla itself
             names = _UI[lang]["layer_sep"].join(_UI[lang]["layer_names"][x] for x in result.layers)
             out.append(cjk.join(w["layer_sign"].format(source=shown, layers=names)))
+        elif reported and not result.other_backends:  # nothing known of torch_xla, but its users reported the error
+            out.append(cjk.join(w["reported_sign"].format(source=shown)))
         else:
             out.append(cjk.join(w["no_sign"].format(source=shown)))
     if result.other_backends and not result.torch_xla_signs:

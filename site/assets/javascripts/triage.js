@@ -992,8 +992,10 @@
     data.records.forEach(function (r) { byId[r.id] = r; });
     var html = [];
     if (!res.torch_xla_signs.length && !res.matches.length) {
+      // torch_xla's layers printed a line; else nothing known of torch_xla, but its users reported the same error
       html.push('<p class="xlakb-triage-none">' + esc(res.layers.length && !res.other_backends.length ? t.layer_sign.replace("{layers}",
-        res.layers.map(function (x) { return t.layer_names[x]; }).join(t.layer_sep)) : t.no_xla) + "</p>");
+        res.layers.map(function (x) { return t.layer_names[x]; }).join(t.layer_sep)) :
+        (res.upstream && res.upstream.length && !res.other_backends.length ? t.reported_sign : t.no_xla)) + "</p>");
     }
     if (res.other_backends.length && !res.torch_xla_signs.length) {
       html.push('<p class="xlakb-triage-none">' + esc(t.other_backend.replace("{names}", res.other_backends.join(", "))) + "</p>");
