@@ -166,8 +166,8 @@ HELDOUT_ROUNDS = (
     ),
     (
         "heldout-reported-9",
-        "round 9 (judged once with these rules; spent from now on)",
-        "第 9 轮（按这些规则只评测了一次；此后视为已用过）",
+        "round 9 (spent: today's rules, not a held-out figure)",
+        "第 9 轮（已用过：按现在的规则，不是留出集数字）",
     ),
 )
 

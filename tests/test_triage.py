@@ -240,6 +240,15 @@ def test_a_notebooks_frames_are_read_in_the_order_shown():
         ("runtime.py", "wrapper", ""),
     ]
     assert all(f.text[fr.pos :].startswith(fr.path) for fr in f.frames[1:])
+    # a frame that shows no source line (importlib's frozen ones) leaves the next frame a frame
+    frozen = facts(
+        '  File "<frozen importlib._bootstrap>", line 219, in _call_with_frames_removed\n'
+        '  File "/x/torch_xla/__init__.py", line 41, in <module>\n    import _XLAC\n'
+    )
+    assert [(fr.base, fr.source) for fr in frozen.frames] == [
+        ("<frozen importlib._bootstrap>", ""),
+        ("__init__.py", "import _XLAC"),
+    ]
 
 
 def test_advice_follows_the_measured_matrix():

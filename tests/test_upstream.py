@@ -1083,8 +1083,17 @@ def test_a_jax_backend_error_gets_no_upstream_report():
     assert reported_hits(triage(log_from_text(control, "paste"), []), control, clusters) == []  # ... the stack is not
     mine = "RuntimeError: Bad StatusOr access: INVALID_ARGUMENT: Mismatched PJRT plugin PJRT API version (0.54) and framework PJRT API version 0.51)."
     assert reported_hits(triage(log_from_text(mine, "paste"), []), mine, clusters)
+    # JAX's traceback filter names itself (its exception, its note) where a notebook hides jax's own frames
+    oom = _clusters(r3532=HBM_OOM_3532)
+    for shown in ("UnfilteredStackTrace: RuntimeError: ", "The stack trace below excludes JAX-internal frames.\nRuntimeError: "):
+        jax = f"{shown}RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm. Used 9.08G of 7.48G hbm. Exceeded hbm capacity by 1.60G.\n"
+        assert index.match(jax, oom)  # the words are XLA's ...
+        assert reported_hits(triage(log_from_text(jax, "paste"), []), jax, oom) == []  # ... the program is JAX
 
 
+HBM_OOM_3532 = (  # https://github.com/pytorch/xla/issues/3532
+    "RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm. Used 29.80G of 7.98G hbm. Exceeded hbm capacity by 21.82G."
+)
 EMPTY_STRIDED_2858 = (  # https://github.com/pytorch/xla/issues/2858
     "RuntimeError: Could not run 'aten::empty_strided' with arguments from the 'XLA' backend. This could be because "
     "the operator doesn't exist for this backend, or was omitted during the selective/custom build process (if using "
@@ -1313,7 +1322,13 @@ def test_a_stack_that_stops_at_an_import_names_that_import_error():
     head = 'Traceback (most recent call last):\n  File "/content/a.py", line 3, in <module>\n    import torch_xla\n'
     plain = head + '  File "/usr/lib/python3/dist-packages/torch_xla/__init__.py", line 20, in <module>\n    import _XLAC\n'
     ipython = "/usr/lib/python3/dist-packages/torch_xla/__init__.py in <module>\n     19 \n---> 20 import _XLAC\n     21 from . import x\n"
-    for paste in (plain, ipython):
+    # importlib's frozen frames show no code: the next frame's line is not taken for theirs
+    frozen = (
+        'Traceback (most recent call last):\n  File "<frozen importlib._bootstrap>", line 971, in _find_and_load\n'
+        '  File "<frozen importlib._bootstrap>", line 219, in _call_with_frames_removed\n'
+        '  File "/usr/lib/python3/dist-packages/torch_xla/__init__.py", line 41, in <module>\n    import _XLAC\n'
+    )
+    for paste in (plain, ipython, frozen):
         assert import_stop(paste) == ("import _XLAC", ["_XLAC"]), paste
     # a launcher that marks each line with its rank, stream or worker (torchrun's ``[rank0]:``, Ray's), or a logger
     # or CI runner that stamps each line (vLLM's, syslog's, GitHub Actions', Cloud Build's) is read past
@@ -1329,7 +1344,7 @@ def test_a_stack_that_stops_at_an_import_names_that_import_error():
             'Step #2 - "build_image": ',
         )
     ]
-    for paste in (plain, ipython, *marked):
+    for paste in (plain, ipython, frozen, *marked):
         hits = reported_hits(triage(log_from_text(paste, "p"), []), paste, clusters)
         assert [(sorted(r.number for r in h.cluster.issues), h.how, h.line.line) for h in hits] == [
             ([1, 2], "import", "import _XLAC")

@@ -185,7 +185,8 @@ def normalize(text: str) -> str:
 # -- what a log shows -----------------------------------------------------------------------------
 # The patterns below are data: the site's paste box reads the same strings (see :func:`export_records`).
 #: a Python traceback frame: path, function, and the source line printed under it
-FRAME_PATTERN = r'^[ \t]*File "([^"]+)", line \d+, in (\S+)[^\n]*\n(?:([^\n]*)\n)?'
+#: (a frame that shows no source line, such as importlib's frozen ones, is followed by the next frame, not its source)
+FRAME_PATTERN = r'^[ \t]*File "([^"]+)", line \d+, in (\S+)[^\n]*\n(?:(?![ \t]*File ")([^\n]*)\n)?'
 #: a notebook's frame (IPython 7 and 8: file and function), as the reported tier reads it
 NOTEBOOK_FRAME = _NOTEBOOK_FRAME_PATTERN
 #: (what, pattern, flags): the signs that a log comes from a torch_xla program

@@ -412,7 +412,8 @@ def guilty_frames(text: str, excerpt: bool = False) -> list[str]:
 
 #: the code line a traceback stops at: the line under its last frame (Python), or its last arrow line (IPython's
 #: ``---> 20 import _XLAC``)
-PY_CODE = r'File "[^"\n]+", line \d+, in [^\n]*\n[ \t]*([^\n]*\S)'
+#: (a frame that shows no code, such as importlib's frozen ones, is followed by the next frame's line, not code)
+PY_CODE = r'File "[^"\n]+", line \d+, in [^\n]*\n(?![ \t]*File ")[ \t]*([^\n]*\S)'
 IPYTHON_CODE = r"^-*> ?\d+ (.*\S)"  # multiline
 #: an import statement: ``from m import a, b`` or ``import m, n as x``
 IMPORT_STATEMENT = (
