@@ -57,7 +57,7 @@ from typing import BinaryIO
 
 from .errors import XlakbError
 from .signatures import KINDS, MESSAGE_KINDS, TRIGGER_KINDS, Signature, signatures_of
-from .upstream.signature import NOTEBOOK_FRAME as _NOTEBOOK_FRAME_PATTERN
+from .upstream.signature import NOTEBOOK_FRAME  # a notebook's frame, as the reported tier reads it
 
 WEIGHTS = {"message": 3, "check": 4, "frame": 2, "call": 2, "env": 1}
 
@@ -187,8 +187,6 @@ def normalize(text: str) -> str:
 #: a Python traceback frame: path, function, and the source line printed under it
 #: (a frame that shows no source line, such as importlib's frozen ones, is followed by the next frame, not its source)
 FRAME_PATTERN = r'^[ \t]*File "([^"]+)", line \d+, in (\S+)[^\n]*\n(?:(?![ \t]*File ")([^\n]*)\n)?'
-#: a notebook's frame (IPython 7 and 8: file and function), as the reported tier reads it
-NOTEBOOK_FRAME = _NOTEBOOK_FRAME_PATTERN
 #: (what, pattern, flags): the signs that a log comes from a torch_xla program
 TORCH_XLA_SIGNS = (
     ("a torch_xla frame or path", r"[/\\]torch_xla[/\\]", ""),
@@ -414,20 +412,12 @@ EMPTY_CATALOG = CatalogIndex([])
 
 def facts(log: Log | str, catalog: CatalogIndex = EMPTY_CATALOG, generic: dict | None = None) -> Facts:
     text = normalize(log.text if isinstance(log, Log) else log)
+    # (path, function, source line, where): a script's frames and a notebook's (IPython 7 and 8 print no source
+    # line under the frame's line), in the order shown
+    shown = [(m.group(1), m.group(2), (m.group(3) or "").strip(), m.start()) for m in _FRAME.finditer(text)]
+    shown += [(m.group(1), m.group(2), "", m.start(1)) for m in _NOTEBOOK_FRAME.finditer(text)]
     frames = tuple(
-        Frame(m.group(1), re.split(r"[/\\]", m.group(1))[-1], m.group(2), (m.group(3) or "").strip(), m.start())
-        for m in _FRAME.finditer(text)
-    )
-    # a notebook's frames (IPython 7 and 8 print no source line under the frame's line), in the order shown
-    frames = tuple(
-        sorted(
-            frames
-            + tuple(
-                Frame(m.group(1), re.split(r"[/\\]", m.group(1))[-1], m.group(2), "", m.start(1))
-                for m in _NOTEBOOK_FRAME.finditer(text)
-            ),
-            key=lambda f: f.pos,
-        )
+        Frame(path, re.split(r"[/\\]", path)[-1], fn, source, pos) for path, fn, source, pos in sorted(shown, key=lambda f: f[3])
     )
     near_signs = _lines_with(text, _SIGN_NEEDLES)
     signs = [what for what, pattern in _SIGNS if pattern.search(near_signs)]
