@@ -1396,6 +1396,44 @@ def test_a_fatal_log_line_is_an_error_line_placed_in_the_file_that_logged_it():
     ] == [7]
 
 
+# the shape XRT (torch_xla 1.x) gave a status raised on a TPU worker: the worker first, the message after it
+PARAMS_1963 = (
+    "RuntimeError: Invalid argument: From /job:tpu_worker/replica:0/task:0:\n"
+    "Computation requires more parameters (546) than supported (limit 236).\n"
+)
+X64_1965 = (
+    "Exception in device=TPU:2: Unimplemented: From /job:tpu_worker/replica:0/task:0:\n"
+    "2 root error(s) found.\n"
+    "  (0) Unimplemented: While rewriting computation to not contain X64 element types, XLA encountered an HLO for "
+    "which this rewriting is not implemented: %convert.2275 = u64[] convert(s64[] %add.29)\n"
+)
+
+
+def test_a_status_that_names_only_its_worker_is_read_with_the_message_after_it(tmp_path):
+    """XRT printed a status as the worker that raised it (``Invalid argument: From /job:tpu_worker/replica:0/task:0:``)
+    and put the message on a later line, after ``N root error(s) found.`` and with a root error's ``(0)``. The status
+    is read with that message, so reports of different messages no longer share a signature that says only which
+    worker failed. A line that shows the worker alone is no error line, pasted, stored (a line read before this rule)
+    or as a title."""
+    (params,) = error_lines(PARAMS_1963)
+    assert params.kind == "status" and "Computation requires more parameters <dims> than supported" in params.signature
+    (x64,) = error_lines(X64_1965)
+    assert "While rewriting computation to not contain X64" in x64.signature
+    assert "root error" not in x64.line and "(0)" not in x64.line
+    worker = "RuntimeError: Unimplemented: From /job:tpu_worker/replica:0/task:0:"
+    assert error_lines(worker + "\n\n") == []
+    assert title_line(worker) is None
+    clusters = _clusters(r1963=PARAMS_1963, r1965=X64_1965)
+    assert len(clusters) == 2
+    assert _first(PARAMS_1963.replace("546", "3311").replace("236", "3305"), clusters) == [1963]
+    assert _first(X64_1965.replace("2275", "17").replace("TPU:2", "TPU:5"), clusters) == [1965]
+    assert _first(worker.replace("Unimplemented", "Invalid argument") + "\nSomething else failed here.\n", clusters) == []
+    old = store.Report(9, "t", "open", "u", errors=[{"kind": "status", "line": worker, "signature": "", "location": ""}])
+    store.save(tmp_path, {9: old, 1963: store.Report(1963, "t", "open", "u", errors=[params.__dict__])})
+    loaded = store.load(tmp_path)
+    assert loaded[9].errors == [] and [e["line"] for e in loaded[1963].errors] == [params.line]
+
+
 DYNDIM_4606 = (  # https://github.com/pytorch/xla/pull/4606 (a pull request's thread)
     "RuntimeError: torch_xla/csrc/helpers.cpp:273 : Check failed: out_size <= size_at_dyndim / input_shape.dimensions( "
     "input_dynamic_dimension) (2 vs. 1)"

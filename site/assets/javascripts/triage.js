@@ -416,6 +416,8 @@
       helperFrame: new RegExp(r.helper_frame), entryFrame: new RegExp(r.entry_frame),
       identifier: new RegExp(r.identifier), span: new RegExp(r.code_span, "g"),
       consequence: new RegExp(r.consequence), exceptionType: new RegExp(r.exception_type), minMessage: r.min_message,
+      jobWrapper: new RegExp(r.job_wrapper), continuedSkip: new RegExp(r.continued_skip), continuedMark: new RegExp(r.continued_mark),
+      continuedLines: r.continued_lines,
       bareSkip: new RegExp(r.bare_skip), minBare: r.min_bare, bareLines: r.bare_lines, minCut: r.min_cut,
       minTail: r.min_tail, maxCutLines: r.max_cut_lines, titleSeparators: r.title_separators,
       pyCode: new RegExp(r.py_code, "g"), ipythonCode: new RegExp(r.ipython_code, "gm"),
@@ -468,6 +470,17 @@
     return [caller || helper, helper];
   }
 
+  /* The message a status names its worker before: the first line after it that says something (signature.py continued). */
+  function continuedMessage(lines, i, C) {
+    var rest = lines.slice(i + 1, i + 1 + C.continuedLines);
+    for (var j = 0; j < rest.length; j++) {
+      var line = cleanLine(rest[j], C);
+      if (!line || C.continuedSkip.test(line)) continue;
+      return line.replace(C.continuedMark, "");
+    }
+    return "";
+  }
+
   /* A pasted line without its log prefix, indentation and backticks (signature.py _clean). */
   function cleanLine(raw, C) { return raw.replace(C.prefix, "").trim().replace(/^`+|`+$/g, "").trim(); }
 
@@ -489,7 +502,14 @@
         for (k = 0; k < C.kinds.length; k++) {
           var m = C.kinds[k][1].exec(segment);
           if (!m) continue;
-          var found = m[0].trim(), inner = found;
+          var found = m[0].trim();
+          if (C.jobWrapper.test(found)) {
+            // XRT named the worker first and put the message on a later line (signature.py continued)
+            var message = continuedMessage(lines, i, C);
+            if (!message) break;
+            found = found + " " + message;
+          }
+          var inner = found;
           for (var w = 0; w < 3; w++) {
             var mw = C.kinds[w][1].exec(found);
             if (mw && mw.index > 0) { inner = mw[0]; break; }

@@ -49,6 +49,16 @@ LOG_PREFIX = (
     r"^\s*(?:\S+ \S+ main shadow\.py:\d+ > )?(?:[FEWI]\d{4} [\d:. ]+\s*\d*\s*\S+:\d+\]\s*|"
     r"\d{4}-\d\d-\d\d[ T][\d:.,]+:?\s*(?:[FEWI] )?(?:\S+:\d+\]\s*)?)"
 )
+#: TensorFlow-era XLA (XRT) put a status's message on the lines after the worker that raised it
+#: (``Invalid argument: From /job:tpu_worker/replica:0/task:0:`` then ``Computation requires more parameters ...``,
+#: sometimes after ``2 root error(s) found.`` and with ``(0) `` before it): such a line says which worker, not what
+#: failed, so the message is read from the next line that says something, and a line with none is no error line
+JOB_WRAPPER = r"\bFrom /job:[\w\-]+/replica:\d+/task:\d+:?\s*$"
+#: lines between the worker and the message that say nothing of it, and the mark of one of several root errors
+CONTINUED_SKIP = r"^\d+ root error\(s\) found\.?$"
+CONTINUED_MARK = r"^\(\d+\)\s*"
+#: how many lines after the worker the message is looked for
+CONTINUED_LINES = 3
 #: a fatal line of absl/glog logging (``F1114 22:32:47.676167 1232387 pjrt_c_api_helpers.cc:258] ...``): what it
 #: says is the error that ended the process, whatever its words; the source file is where it was logged
 FATAL_LOG = r"^\s*F\d{4} [\d:. ]+\s*\d*\s*(?:[\w.\-~]*/)*([\w.\-]+\.(?:cc|cpp|c|h)):\d+\]\s*\S"
@@ -131,6 +141,9 @@ _HELPER_FRAME = re.compile(HELPER_FRAME)
 _ENTRY_FRAME = re.compile(ENTRY_FRAME)
 _CONSEQUENCE = re.compile(CONSEQUENCE)
 _EXCEPTION_TYPE = re.compile(EXCEPTION_TYPE)
+_JOB_WRAPPER = re.compile(JOB_WRAPPER)
+_CONTINUED_SKIP = re.compile(CONTINUED_SKIP)
+_CONTINUED_MARK = re.compile(CONTINUED_MARK)
 
 
 def _keep_identifier(m: re.Match) -> str:
@@ -154,6 +167,10 @@ def export_rules() -> dict:
         "entry_frame": ENTRY_FRAME,
         "consequence": CONSEQUENCE,
         "exception_type": EXCEPTION_TYPE,
+        "job_wrapper": JOB_WRAPPER,
+        "continued_skip": CONTINUED_SKIP,
+        "continued_mark": CONTINUED_MARK,
+        "continued_lines": CONTINUED_LINES,
         "min_message": MIN_MESSAGE,
         "bare_skip": BARE_SKIP,
         "min_bare": MIN_BARE,
@@ -255,6 +272,11 @@ def error_lines(text: str) -> list[ErrorLine]:
                 if not m:
                     continue
                 found = m.group(0).strip()
+                if _JOB_WRAPPER.search(found):
+                    message = continued(lines, i)
+                    if not message:
+                        break  # only the worker that raised it: no error line by itself
+                    found = f"{found} {message}"
                 sig = signature_of(found)
                 if len(sig) < 8:
                     break
@@ -277,6 +299,22 @@ def error_lines(text: str) -> list[ErrorLine]:
                         seen.add(item.key)
                         out.append(item)
     return out
+
+
+def continued(lines: list[str], i: int) -> str:
+    """The message a status names its worker before (:data:`JOB_WRAPPER`): the first line after line ``i`` that
+    says something, without a root error's mark; "" when none is shown within :data:`CONTINUED_LINES` lines."""
+    for raw in lines[i + 1 : i + 1 + CONTINUED_LINES]:
+        line = _clean(raw)
+        if not line or _CONTINUED_SKIP.match(line):
+            continue
+        return _CONTINUED_MARK.sub("", line, count=1)
+    return ""
+
+
+def wrapper_only(line: str) -> bool:
+    """A stored line that names only the worker a status came from, its message not stored with it."""
+    return bool(_JOB_WRAPPER.search(line))
 
 
 def signature_of(line: str) -> str:
@@ -351,8 +389,8 @@ def title_line(title: str) -> ErrorLine | None:
     pastes no more of it. A title an error kind finds is one of the report's error lines already (None); so is a
     title that says less than a bare line must (``MIN_BARE``) or only a crash's consequence. Most titles are
     prose: they only ever match a pasted line that says the same words (:func:`xlakb.upstream.index.match_titles`)."""
-    if error_lines(title):
-        return None
+    if error_lines(title) or _JOB_WRAPPER.search(title.strip().strip("`")):
+        return None  # an error line already, or only the worker a status came from
     text = _TITLE_TAGS.sub("", title).strip().strip("`").strip()
     sig = normalise(text)
     if literal_length(sig) < MIN_BARE or "\n" in text or _CONSEQUENCE.search(sig):

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import XlakbError
-from .signature import ErrorLine, error_lines, guilty_frames, primary, signature_of
+from .signature import ErrorLine, error_lines, guilty_frames, primary, signature_of, wrapper_only
 
 STORE = Path("upstream") / "issues.jsonl"
 #: "fixes #12", "Closes pytorch/xla#12", "resolved #12": GitHub's closing keywords
@@ -165,6 +165,8 @@ def _signed(errors: list[dict]) -> list[dict]:
     """Stored error lines with their signatures made by today's rules (the line is what was pasted), each once."""
     out, seen = [], set()
     for e in errors:
+        if wrapper_only(e["line"]):
+            continue  # read before its message was read with it: says which worker, not what failed
         e = {**e, "signature": signature_of(e["line"])}
         line = ErrorLine(**e)
         if len(line.signature) >= 8 and line.key not in seen:
