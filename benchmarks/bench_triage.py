@@ -169,6 +169,11 @@ HELDOUT_ROUNDS = (
         "round 9 (spent: today's rules, not a held-out figure)",
         "第 9 轮（已用过：按现在的规则，不是留出集数字）",
     ),
+    (
+        "heldout-reported-10",
+        "round 10 (spent: today's rules, not a held-out figure)",
+        "第 10 轮（已用过：按现在的规则，不是留出集数字）",
+    ),
 )
 
 
