@@ -1089,6 +1089,17 @@ def test_a_jax_backend_error_gets_no_upstream_report():
         jax = f"{shown}RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm. Used 9.08G of 7.48G hbm. Exceeded hbm capacity by 1.60G.\n"
         assert index.match(jax, oom)  # the words are XLA's ...
         assert reported_hits(triage(log_from_text(jax, "paste"), []), jax, oom) == []  # ... the program is JAX
+    # jaxlib's exception for a failed status, and the jit scope JAX names an OOM's largest allocations by
+    hbm = (
+        "RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm. Used 30.21G of 15.48G hbm. Exceeded hbm capacity by 14.73G.\n"
+    )
+    for jax in (
+        f"XlaRuntimeError: {hbm}",
+        f'RuntimeError: {hbm}  1. Size: 1.46G\n     Operator: op_name="jit(train_step)/dot_general"\n',
+    ):
+        assert index.match(jax, oom)
+        assert reported_hits(triage(log_from_text(jax, "paste"), []), jax, oom) == [], jax
+    assert reported_hits(triage(log_from_text(f"RuntimeError: {hbm}", "paste"), []), f"RuntimeError: {hbm}", oom)
 
 
 HBM_OOM_3532 = (  # https://github.com/pytorch/xla/issues/3532
