@@ -732,3 +732,51 @@ def test_a_pattern_is_skipped_only_where_it_cannot_match():
                 skipped += 1
                 assert rx.search(text) is None, (pattern, text[:80])
     assert skipped > len(patterns) * len(texts) // 2
+
+
+STACK_ALONE = (
+    "Traceback (most recent call last):\n"
+    '  File "train.py", line 40, in <module>\n'
+    "    loss = model(x).sum()\n"
+    '  File "/venv/lib/python3.10/site-packages/torch_xla/core/xla_model.py", line 1055, in mark_step\n'
+    "    torch_xla._XLAC._xla_step_marker(\n"
+)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_stack_whose_message_was_left_out_is_asked_for_the_message(lang):
+    """A paste of a printed stack (Python frames, or a native stack's lines) with no error line says nothing of
+    which bug it is: when nothing matches, the answer asks for the message (the last line of a traceback, the
+    check or log line above a C++ stack). A traceback that ends in its exception, even one raised with no message,
+    is not asked."""
+    from xlakb.triage import shows_stack_only
+    from xlakb.triage_report import report
+
+    native = "*** Begin stack trace ***\n\ttsl::CurrentStackTrace()\n\ttorch_xla::XLAGraphExecutor::SyncTensorsGraph()\n"
+    gdb = "#0  0x00007f7d5588a226 in std::__copy_move_a2<false, float const*, float*> (__first=<optimized out>)\n"
+    for stack in (STACK_ALONE, native, gdb):
+        assert shows_stack_only(stack), stack
+    for ended in (
+        STACK_ALONE + "RuntimeError: Check failed: xtensor\n",
+        STACK_ALONE + "AssertionError\n",
+        "F0000 00:00:1.0 7 debug_macros.h:20] Non-OK-status: status: INTERNAL: boom\n" + native,
+        "torch_xla 2.5.1 installed fine\n",
+    ):
+        assert not shows_stack_only(ended), ended
+    result = triage(log_from_text(STACK_ALONE), [])
+    assert result.stack_only and result_json(result)["stack_only"] is True
+    asked = "paste it too" if lang == "en" else "请把它也贴上"
+    assert any(asked in line for line in report(result, source="crash.log", lang=lang, reported=[]))
+    # a stack a stored report shows is answered by that report: nothing is asked
+    from xlakb.knowledge import upstream_clusters
+    from xlakb.triage import reported_hits
+    from xlakb.upstream import store
+    from xlakb.upstream.signature import stack_text
+
+    shown = stack_text(next(r for r in store.load(REPO).values() if r.frames).frames)
+    known = triage(log_from_text(shown), [])
+    hits = reported_hits(known, shown, upstream_clusters(REPO))
+    assert known.stack_only and hits
+    assert not any(asked in line for line in report(known, source="crash.log", lang=lang, reported=hits))
+    ended = triage(log_from_text(STACK_ALONE + "RuntimeError: frobnicated\n"), [])
+    assert not any(asked in line for line in report(ended, source="crash.log", lang=lang, reported=[]))

@@ -57,7 +57,7 @@ from typing import BinaryIO
 
 from .errors import XlakbError
 from .signatures import KINDS, MESSAGE_KINDS, TRIGGER_KINDS, Signature, signatures_of
-from .upstream.signature import NOTEBOOK_FRAME  # a notebook's frame, as the reported tier reads it
+from .upstream.signature import BARE_LINES, NOTEBOOK_FRAME, error_lines  # as the reported tier reads them
 
 WEIGHTS = {"message": 3, "check": 4, "frame": 2, "call": 2, "env": 1}
 
@@ -245,6 +245,9 @@ ERROR_LINE = (
     r"^\s*[FEW]\d{4} |Expect|[Ff]ailed|must be|not supported|[Uu]nsupported|[Ii]nvalid"
 )
 SHORT_PASTE = 40
+#: a line of a printed native stack: gdb's ``#3 0x.. in fn (``, glog's and absl's ``@ 0x..``, torch's ``frame #3:``,
+#: absl's header (a Python frame is :data:`FRAME_PATTERN`'s)
+STACK_LINE = r"^[ \t]*(?:#\d+[ \t]+(?:0x[0-9a-fA-F]+ in |[A-Za-z_~]\w*::)|@[ \t]+0x[0-9a-fA-F]+[ \t]|frame #\d+: )|\*\*\* Begin stack trace \*\*\*"
 _V = r"(\d+\.\d+(?:\.\d+)?(?:[.+][\w.]+)?)"
 _NAMES = {"torch_xla": r"torch[_-]xla", "torch": r"(?<![\w-])torch(?![_-]xla)(?!\w)"}
 #: (where, pattern with {name}, flags): a package's version in a log, first match wins
@@ -270,6 +273,10 @@ _NOTEBOOK_FRAME = re.compile(NOTEBOOK_FRAME)
 _SIGNS = tuple((what, _compile(p, f)) for what, p, f in TORCH_XLA_SIGNS)
 _LAYERS = tuple((layer, _compile(p, f)) for layer, _what, p, f in LAYER_SIGNS)
 _ERROR_LINE = re.compile(ERROR_LINE, re.M)
+_STACK_LINE = re.compile(STACK_LINE, re.M)
+#: an exception raised with no message (``AssertionError`` alone on its line): the error line of its traceback
+BARE_EXCEPTION = r"^[ \t]*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)[ \t]*$"
+_BARE_EXCEPTION = re.compile(BARE_EXCEPTION, re.M)
 _VERSIONS = {
     name: tuple((where, _compile(p.format(name=rx), f)) for where, p, f in VERSION_PATTERNS) for name, rx in _NAMES.items()
 }
@@ -337,6 +344,7 @@ class Facts:
     origins: tuple[Origin, ...] = ()
     other_backends: tuple[str, ...] = ()
     layers: tuple[str, ...] = ()  # which of torch_xla's layers printed lines of it (layers_of)
+    stack_only: bool = False  # frames of a printed stack and no error line (shows_stack_only)
 
     @functools.cached_property
     def words(self) -> frozenset[str]:
@@ -434,7 +442,29 @@ def facts(log: Log | str, catalog: CatalogIndex = EMPTY_CATALOG, generic: dict |
         for b in (generic or GENERIC)["other_backends"]
         if not _absent(b["pattern"], text) and _rx(b["pattern"]).search(text)
     )
-    return Facts(text, frames, tuple(signs), xla, torch, where, origins, others, layers_of(text, origins, signs))
+    return Facts(
+        text,
+        frames,
+        tuple(signs),
+        xla,
+        torch,
+        where,
+        origins,
+        others,
+        layers_of(text, origins, signs),
+        shows_stack_only(text, frames),
+    )
+
+
+def shows_stack_only(text: str, frames: tuple = ()) -> bool:
+    """A paste that shows a printed stack (a Python frame, a native stack's line) and, in its last lines, no error
+    line the reported tier knows nor an exception raised without a message: the message that says which bug it is
+    was left out (the line after a Python traceback, the check or log line above a C++ stack)."""
+    if not (frames or _FRAME.search(text) or _STACK_LINE.search(text)):
+        return False
+    # the error is what a log prints last: its last lines are read, as for bare messages (a long log stays fast)
+    tail = "\n".join([ln for ln in re.split(r"\r\n|\r|\n", text) if ln.strip()][-BARE_LINES:])
+    return not _BARE_EXCEPTION.search(tail) and not error_lines(tail)
 
 
 #: the layers, in the order they are named
@@ -590,6 +620,7 @@ class Result:
     other_backends: tuple[str, ...] = ()
     search: str = ""
     layers: tuple[str, ...] = ()
+    stack_only: bool = False
 
     @property
     def strong(self) -> list[Match]:
@@ -973,6 +1004,7 @@ def triage(
         f.other_backends,
         search_url(f),
         f.layers,
+        f.stack_only,
     )
 
 
@@ -1121,6 +1153,8 @@ def export_records(records: list[dict], cat=None, background: list[tuple[str, st
         "layer_signs": [list(x) for x in LAYER_SIGNS],
         "layers": list(LAYERS),
         "error_line": ERROR_LINE,
+        "stack_line": STACK_LINE,
+        "bare_exception": BARE_EXCEPTION,
         "short_paste": SHORT_PASTE,
         "version_patterns": {
             name: [[where, p.format(name=rx), f] for where, p, f in VERSION_PATTERNS] for name, rx in _NAMES.items()
@@ -1209,6 +1243,7 @@ def result_json(result: Result) -> dict:
         "torch_xla_signs": list(result.torch_xla_signs),
         "other_backends": list(result.other_backends),
         "layers": list(result.layers),
+        "stack_only": result.stack_only,
         "ambiguous": result.ambiguous,
         "matches": [match_json(m) for m in result.matches],
         "related": [match_json(m) for m in result.related],

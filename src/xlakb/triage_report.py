@@ -32,6 +32,9 @@ WORDS = {
         "given": "--torch-xla",
         "from_log": "from the log: {how}",
         "no_match": "no known record matches {source}",
+        "stack_only": "{source} shows a stack but no error line xlakb knows (an exception, a check failure, a fatal log "
+        "line): the message is what says which bug it is; if it was left out, paste it too (the last line of a Python traceback, the `Check "
+        "failed` or `F…` line above a C++ stack)",
         "ambiguous": "The paste shows the errors of several unrelated records: none is named strongly.",
         "group": "These records are look-alikes: the paste cannot tell them apart. What tells them apart:",
         "possible": "Possible matches (an error without what triggered it, or a generic error with a trigger of the record):",
@@ -83,6 +86,8 @@ WORDS = {
         "given": "--torch-xla",
         "from_log": "来自日志：{how}",
         "no_match": "在 {source} 中没有匹配到已知问题",
+        "stack_only": "{source} 中只有调用栈，没有 xlakb 认得的报错行（异常、检查失败或致命日志行）：说明是哪个问题的是报错信息，"
+        "如果漏贴了，请把它也贴上（Python traceback 的最后一行，C++ 调用栈上方的 `Check failed` 或 `F…` 行）",
         "ambiguous": "粘贴的内容同时出现了几个互不相关记录的报错：不给出强匹配。",
         "group": "这些记录彼此相似：仅凭粘贴的内容无法区分。区分方法：",
         "possible": "可能的匹配（只有报错而没有触发它的代码，或只有通用报错加上该记录的触发条件）：",
@@ -204,6 +209,8 @@ def report(
         out.append(w["no_version"])
     if not result.matches:
         out.append(cjk.join(w["no_match"].format(source=shown)))
+        if result.stack_only and not reported:
+            out.append(cjk.join(w["stack_only"].format(source=shown)))
     if result.ambiguous:
         out.append(w["ambiguous"])
     strong = result.strong

@@ -370,6 +370,12 @@ def test_paste_box_shows_strong_matches_advice_and_workaround(browser, server, l
     _paste(browser, "RuntimeError: Missing XLA configuration\n")
     _submit(browser)
     assert said in browser.find_element(By.CSS_SELECTOR, ".xlakb-triage-none").text
+    assert not browser.find_elements(By.CSS_SELECTOR, ".xlakb-triage-stack-only")
+    # a stack whose message was left out is asked for the message
+    _paste(browser, 'Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n    step(batch)\n')
+    _submit(browser)
+    hint = browser.find_element(By.CSS_SELECTOR, ".xlakb-triage-stack-only").text
+    assert ("paste it too" in hint) if lang == "en" else ("请把它也贴上" in hint)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

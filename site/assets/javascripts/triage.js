@@ -120,8 +120,15 @@
     origins.forEach(function (o) { o.row.origins.forEach(function (x) { found[x] = true; }); });
     data.layer_signs.forEach(function (l) { if (new RegExp(l[2], l[3]).test(text)) found[l[0]] = true; });
     var layers = data.layers.filter(function (x) { return found[x]; });
+    // a printed stack and no error line: the message was left out (triage.py shows_stack_only)
+    var stackOnly = false;
+    if (data.upstream && data.upstream.rules && (frames.length > 0 || new RegExp(data.stack_line, "m").test(text))) {
+      // the error is what a log prints last: its last lines are read, as for bare messages
+      var tail = text.split(/\r\n|\r|\n/).filter(function (l) { return l.trim(); }).slice(-data.upstream.rules.bare_lines).join("\n");
+      stackOnly = !new RegExp(data.bare_exception, "m").test(tail) && !reportedLines(tail, data.upstream).length;
+    }
     return { text: text, frames: frames, signs: signs, torch_xla: xla[0], where: xla[1], torch: version("torch")[0],
-             origins: origins, others: others, layers: layers };
+             origins: origins, others: others, layers: layers, stackOnly: stackOnly };
   }
 
   function describe(sig) {
@@ -393,7 +400,7 @@
                  generic: h.line !== null && genericHit(h.line, f.origins) };
       }),
       torch_xla: version || null, torch: f.torch || null, version_source: torchXla ? "given" : (f.where || null),
-      torch_xla_signs: f.signs, other_backends: f.others, layers: f.layers, ambiguous: ambiguous,
+      torch_xla_signs: f.signs, other_backends: f.others, layers: f.layers, stack_only: f.stackOnly, ambiguous: ambiguous,
       matches: matches.map(matchJson), related: related.map(matchJson),
       origins: f.origins.map(function (o) {
         var note = (!v || !o.row.releases) ? "" : (o.row.release_list.indexOf(v) !== -1 ? "" : "not-in-release");
@@ -1021,6 +1028,9 @@
       html.push('<p class="xlakb-triage-none">' + esc(t.other_backend.replace("{names}", res.other_backends.join(", "))) + "</p>");
     }
     if (!res.matches.length) html.push('<p class="xlakb-triage-none">' + esc(t.no_match) + "</p>");
+    if (!res.matches.length && res.stack_only && !(res.upstream && res.upstream.length)) {
+      html.push('<p class="xlakb-triage-stack-only">' + esc(t.stack_only) + "</p>");
+    }
     html.push('<p class="xlakb-triage-version">' + esc(res.torch_xla ? t.version_found.replace("{v}", res.torch_xla) : t.no_version) + "</p>");
     if (res.ambiguous) html.push('<p class="xlakb-triage-ambiguous">' + esc(t.ambiguous) + "</p>");
     var strong = res.matches.filter(function (m) { return m.strength === "strong"; });
