@@ -749,20 +749,19 @@ def test_a_stack_whose_message_was_left_out_is_asked_for_the_message(lang):
     which bug it is: when nothing matches, the answer asks for the message (the last line of a traceback, the
     check or log line above a C++ stack). A traceback that ends in its exception, even one raised with no message,
     is not asked."""
-    from xlakb.triage import shows_stack_only
     from xlakb.triage_report import report
 
     native = "*** Begin stack trace ***\n\ttsl::CurrentStackTrace()\n\ttorch_xla::XLAGraphExecutor::SyncTensorsGraph()\n"
     gdb = "#0  0x00007f7d5588a226 in std::__copy_move_a2<false, float const*, float*> (__first=<optimized out>)\n"
     for stack in (STACK_ALONE, native, gdb):
-        assert shows_stack_only(stack), stack
+        assert facts(stack).stack_only, stack
     for ended in (
         STACK_ALONE + "RuntimeError: Check failed: xtensor\n",
         STACK_ALONE + "AssertionError\n",
         "F0000 00:00:1.0 7 debug_macros.h:20] Non-OK-status: status: INTERNAL: boom\n" + native,
         "torch_xla 2.5.1 installed fine\n",
     ):
-        assert not shows_stack_only(ended), ended
+        assert not facts(ended).stack_only, ended
     result = triage(log_from_text(STACK_ALONE), [])
     assert result.stack_only and result_json(result)["stack_only"] is True
     asked = "paste it too" if lang == "en" else "请把它也贴上"

@@ -57,7 +57,7 @@ from typing import BinaryIO
 
 from .errors import XlakbError
 from .signatures import KINDS, MESSAGE_KINDS, TRIGGER_KINDS, Signature, signatures_of
-from .upstream.signature import BARE_LINES, NOTEBOOK_FRAME, error_lines  # as the reported tier reads them
+from .upstream.signature import NOTEBOOK_FRAME, error_lines, last_lines  # as the reported tier reads them
 
 WEIGHTS = {"message": 3, "check": 4, "frame": 2, "call": 2, "env": 1}
 
@@ -456,14 +456,13 @@ def facts(log: Log | str, catalog: CatalogIndex = EMPTY_CATALOG, generic: dict |
     )
 
 
-def shows_stack_only(text: str, frames: tuple = ()) -> bool:
-    """A paste that shows a printed stack (a Python frame, a native stack's line) and, in its last lines, no error
-    line the reported tier knows nor an exception raised without a message: the message that says which bug it is
-    was left out (the line after a Python traceback, the check or log line above a C++ stack)."""
-    if not (frames or _FRAME.search(text) or _STACK_LINE.search(text)):
+def shows_stack_only(text: str, frames: tuple) -> bool:
+    """A paste that shows a printed stack (its Python or notebook ``frames``, a native stack's line) and, in its
+    last lines, no error line the reported tier knows nor an exception raised without a message: the message that
+    says which bug it is was left out (the line after a Python traceback, the check or log line above a C++ stack)."""
+    if not (frames or _STACK_LINE.search(text)):
         return False
-    # the error is what a log prints last: its last lines are read, as for bare messages (a long log stays fast)
-    tail = "\n".join([ln for ln in re.split(r"\r\n|\r|\n", text) if ln.strip()][-BARE_LINES:])
+    tail = "\n".join(last_lines(text))  # read as bare messages are: a long log stays fast
     return not _BARE_EXCEPTION.search(tail) and not error_lines(tail)
 
 

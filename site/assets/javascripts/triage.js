@@ -124,7 +124,7 @@
     var stackOnly = false;
     if (data.upstream && data.upstream.rules && (frames.length > 0 || new RegExp(data.stack_line, "m").test(text))) {
       // the error is what a log prints last: its last lines are read, as for bare messages
-      var tail = text.split(/\r\n|\r|\n/).filter(function (l) { return l.trim(); }).slice(-data.upstream.rules.bare_lines).join("\n");
+      var tail = lastLines(text, reportedRules(data.upstream)).join("\n");
       stackOnly = !new RegExp(data.bare_exception, "m").test(tail) && !reportedLines(tail, data.upstream).length;
     }
     return { text: text, frames: frames, signs: signs, torch_xla: xla[0], where: xla[1], torch: version("torch")[0],
@@ -605,11 +605,16 @@
 
   function literalLength(signature) { return Array.from(signature.replace(/<\w+>|\s/g, "")).length; }
 
+  /* The last lines of a paste that say something: the error is what a log prints last (signature.py last_lines). */
+  function lastLines(text, C) {
+    var lines = text.split(/\r\n|\r|\n/).filter(function (l) { return l.trim(); });
+    return lines.slice(Math.max(0, lines.length - C.bareLines));
+  }
+
   /* Lines that may be a message pasted alone (signature.py bare_lines). */
   function bareLines(text, C) {
     var out = [], seen = {};
-    var lines = text.split(/\r\n|\r|\n/).filter(function (l) { return l.trim(); });
-    lines.slice(Math.max(0, lines.length - C.bareLines)).forEach(function (raw) {
+    lastLines(text, C).forEach(function (raw) {
       var line = cleanLine(raw, C);
       if (!line || line.length > 500 || C.bareSkip.test(line) || C.kinds.some(function (kd) { return kd[1].test(line); })) return;
       var sig = reportedNormalise(line, C);

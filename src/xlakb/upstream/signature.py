@@ -359,14 +359,18 @@ def literal_length(signature: str) -> int:
     return len(re.sub(r"<\w+>|\s", "", signature))
 
 
+def last_lines(text: str) -> list[str]:
+    """The last ``BARE_LINES`` lines of a paste that say something: the error is what a log prints last."""
+    return [ln for ln in re.split(r"\r\n|\r|\n", text) if ln.strip()][-BARE_LINES:]
+
+
 def bare_lines(text: str) -> list[ErrorLine]:
     """The lines of a paste that no error kind matches but that may be a message pasted alone ("Missing XLA
     configuration", "Input tensor is not an XLA tensor: torch.FloatTensor"): kind ``message``, no location.
     Frames, code and log banners are left out; each line says at least ``MIN_BARE`` characters."""
     out: list[ErrorLine] = []
     seen: set[str] = set()
-    lines = [ln for ln in re.split(r"\r\n|\r|\n", text) if ln.strip()][-BARE_LINES:]
-    for raw in lines:
+    for raw in last_lines(text):
         line = _clean(raw)
         if not line or len(line) > 500 or _BARE_SKIP.search(line) or any(rx.search(line) for _, rx in KINDS):
             continue
@@ -389,7 +393,7 @@ def title_line(title: str) -> ErrorLine | None:
     pastes no more of it. A title an error kind finds is one of the report's error lines already (None); so is a
     title that says less than a bare line must (``MIN_BARE``) or only a crash's consequence. Most titles are
     prose: they only ever match a pasted line that says the same words (:func:`xlakb.upstream.index.match_titles`)."""
-    if error_lines(title) or _JOB_WRAPPER.search(title.strip().strip("`")):
+    if error_lines(title) or wrapper_only(title.strip().strip("`")):
         return None  # an error line already, or only the worker a status came from
     text = _TITLE_TAGS.sub("", title).strip().strip("`").strip()
     sig = normalise(text)
