@@ -181,12 +181,25 @@ def reported_scores() -> list[dict]:
     return [f for folder, en, zh in HELDOUT_ROUNDS for f in reported_round(folder, en, zh)]
 
 
+def first_answer(result, hits: list, issues_of: dict) -> set[str]:
+    """What a user reads first: the first record match, else the first reported cluster, else (a stack alone) the
+    record listed first by more evidence than the next (:func:`xlakb.triage.stacked`; a tie names none first)."""
+    if result.matches:
+        m = result.matches[0]
+        return {f"record:{m.id}"} | {f"report:{n}" for n in issues_of.get(m.id, [])}
+    if hits:
+        return {f"report:{r.number}" for r in hits[0].cluster.issues}
+    listed = result.stacked
+    if listed and (len(listed) == 1 or listed[0].score > listed[1].score):
+        return {f"record:{listed[0].id}"} | {f"report:{n}" for n in issues_of.get(listed[0].id, [])}
+    return set()
+
+
 def reported_round(folder_name: str, round_en: str, round_zh: str) -> list[dict]:
     """The reported tier on held-out pastes (tests/data/triage/<folder_name>): pastes from threads the store
     does not hold (other pytorch/xla issues, and projects built on it) that show a stored report's bug, judged
     by reading the threads, and look-alike controls. Collected after the rules and the frames were written and
-    never used to tune them. The first answer is the first record match, else the first reported cluster; it is
-    right when it holds the expected report (or one the thread names as the same bug)."""
+    never used to tune them. The first answer is :func:`first_answer`; it is right when it holds the expected report (or one the thread names as the same bug)."""
     import yaml
 
     from xlakb.knowledge import export, upstream_clusters
@@ -204,17 +217,13 @@ def reported_round(folder_name: str, round_en: str, round_zh: str) -> list[dict]
         text = (folder / e["file"]).read_text("utf-8")
         want = set() if e["expect"] == "none" else {e["expect"], *(e.get("also") or [])}
         result = triage(log_from_text(text, e["file"]), records, catalog=catalog)
-        if result.matches:
-            first = {f"record:{result.matches[0].id}"} | {f"report:{n}" for n in issues_of.get(result.matches[0].id, [])}
-        else:
-            hits = reported_hits(result, text, clusters)
-            first = {f"report:{r.number}" for r in hits[0].cluster.issues} if hits else set()
+        first = first_answer(result, reported_hits(result, text, clusters), issues_of)
         group = "stack-only" if e.get("kind") == "stack-only" else "with a message"
         if want:
             s[f"positives {group}"] += 1
             if first & want:
                 s[f"right {group}"] += 1
-                s["record first"] += bool(result.matches)
+                s["record first"] += any(x.startswith("record:") for x in first)
             elif first:
                 s["wrong first"] += 1
                 wrong.append(f"{e['file']}: {sorted(first)[:3]}")
@@ -282,6 +291,49 @@ def stack_only_scores() -> list[dict]:
             "stack-only pastes of stored reports: first or tied first",
             "只粘贴调用栈的已存报告：排在首位或并列首位",
             f"{s['tied first']} / {s['reports']}",
+        ),
+    ]
+
+
+def record_stack_scores() -> list[dict]:
+    """Every reproducer log that shows a record's bug in a Python traceback (the positive corpus), pasted as that
+    traceback's frames alone (no message): is the record listed where the stack leaves torch_xla
+    (:func:`xlakb.triage.stacked`), and first? Counted once per record and release; a record with no frame
+    signature cannot be listed."""
+    import re
+
+    from xlakb.knowledge import export
+    from xlakb.triage import FRAME_PATTERN, engine, log_from_text, triage
+
+    records, catalog = engine(export(REPO))
+    framed = {r["id"] for r in records if any(sig["kind"] == "frame" for sig in r["signatures"])}
+    s = Counter()
+    for path in sorted((CORPUS / "positive").glob("*.log")):
+        rid = path.name.split("@")[0]
+        text = path.read_text("utf-8")
+        start = text.rfind("Traceback (most recent call last):")
+        frames = [m.group(0) for m in re.finditer(FRAME_PATTERN, text[start:], re.M)] if start >= 0 else []
+        if rid not in framed or not frames:
+            continue
+        s["logs"] += 1
+        listed = triage(log_from_text("Traceback (most recent call last):\n" + "".join(frames)), records, catalog=catalog).stacked
+        ids = [m.id for m in listed]
+        s["listed"] += rid in ids
+        s["first"] += bool(ids) and ids[0] == rid and (len(listed) == 1 or listed[0].score > listed[1].score)
+    print(
+        f"\nstack-only pastes of reproducer logs (records with a frame signature): listed {s['listed']} of {s['logs']}, "
+        f"first alone {s['first']}"
+    )
+    return [
+        figure(
+            "stack-only pastes of reproducer logs: the record listed",
+            "只粘贴复现日志的调用栈：列出了该记录",
+            f"{s['listed']} / {s['logs']}",
+        ),
+        figure(
+            "stack-only pastes of reproducer logs: the record listed first, alone",
+            "只粘贴复现日志的调用栈：该记录单独排在首位",
+            f"{s['first']} / {s['logs']}",
         ),
     ]
 
@@ -416,7 +468,7 @@ def command() -> list[dict]:
 
 
 def main() -> int:
-    figures = corpus_scores() + reported_scores() + stack_only_scores() + speed() + command()
+    figures = corpus_scores() + reported_scores() + stack_only_scores() + record_stack_scores() + speed() + command()
     path = write("triage", "Triage", "问题匹配", "python3 benchmarks/bench_triage.py", figures)
     print(f"\nwritten: {path.relative_to(REPO)}")
     return 0

@@ -779,3 +779,66 @@ def test_a_stack_whose_message_was_left_out_is_asked_for_the_message(lang):
     assert not any(asked in line for line in report(known, source="crash.log", lang=lang, reported=hits))
     ended = triage(log_from_text(STACK_ALONE + "RuntimeError: frobnicated\n"), [])
     assert not any(asked in line for line in report(ended, source="crash.log", lang=lang, reported=[]))
+
+
+SAVE_STACK = (
+    "Traceback (most recent call last):\n"
+    '  File "/home/u/train.py", line 3, in <module>\n'
+    '    xm.save(state, "a.pt")\n'
+    '  File "/usr/lib/python3.10/site-packages/torch_xla/core/xla_model.py", line 1042, in save\n'
+    "    data = _maybe_convert_to_cpu(data, convert=should_write_data)\n"
+    '  File "/usr/lib/python3.10/site-packages/torch_xla/core/xla_model.py", line 1070, in _maybe_convert_to_cpu\n'
+    "    return ToXlaTensorArena(convert_fn, select_fn).transform(data)\n"
+    '  File "/usr/lib/python3.10/site-packages/torch_xla/utils/utils.py", line 206, in _for_each_instance_rewrite\n'
+    "    result.__dict__[k] = v\n"
+)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_stack_alone_that_leaves_torch_xla_in_a_records_frame_lists_those_records(lang):
+    """A stack-only paste whose innermost torch_xla frame is a record's specific frame signature lists the
+    records whose bugs fail there (with the frame and call signatures each shows), and names none of them: no
+    message says which. With its message the record is named as before and nothing is listed; a stack that leaves
+    torch_xla elsewhere, or one that ends in an error line, lists nothing."""
+    from xlakb.triage_report import report
+
+    records = _records()
+    stack = triage(log_from_text(SAVE_STACK), records)
+    assert stack.stack_only and not stack.matches
+    listed = [m.id for m in stack.stacked]
+    assert set(listed) == {"xm-save-class-object-mappingproxy-typeerror", "tuple-namedtuple-becomes-list-loader-xm-save"}
+    for m in stack.stacked:
+        assert m.strength == "stack"
+        assert any(h.signature.kind == "frame" and h.line == 8 for h in m.hits), m.hits  # the frame it stops in
+        assert any(h.signature.kind == "call" for h in m.hits)
+    assert [m["id"] for m in result_json(stack)["stacked"]] == listed
+    lines = report(stack, source="crash.log", lang=lang, reported=[])
+    header = "The stack leaves torch_xla where" if lang == "en" else "调用栈离开 torch_xla 的位置"
+    at = next(i for i, line in enumerate(lines) if header in line)
+    assert {line.split()[1] for line in lines[at + 1 :] if line.startswith("  - ")} >= set(listed)
+    # the message names the bug; nothing is listed then
+    told = triage(log_from_text(SAVE_STACK + "TypeError: 'mappingproxy' object does not support item assignment\n"), records)
+    assert told.matches[0].id == "xm-save-class-object-mappingproxy-typeerror" and told.matches[0].strength == "strong"
+    assert not told.stacked and "stacked" in result_json(told) and not result_json(told)["stacked"]
+    # a stack that leaves torch_xla in another function, or one with an error no record knows, lists nothing
+    elsewhere = SAVE_STACK.replace("_for_each_instance_rewrite", "_frobnicate")
+    assert triage(log_from_text(elsewhere), records).stack_only and not triage(log_from_text(elsewhere), records).stacked
+    assert not triage(log_from_text(SAVE_STACK + "RuntimeError: frobnicated\n"), records).stacked
+
+
+def test_a_frame_signature_with_a_directory_names_that_file_only():
+    """A frame signature's file pattern with a ``/`` is matched against the path's last components: it names
+    torch_xla's ``utils.py`` and not another package's."""
+    import re
+
+    from xlakb.triage import Frame, in_file
+
+    def frame(path):
+        return Frame(path, re.split(r"[/\\]", path)[-1], "f", "", 0)
+
+    rx = re.compile(r"torch_xla/utils/utils\.py")
+    assert in_file(rx, frame("/usr/lib/python3.10/site-packages/torch_xla/utils/utils.py"))
+    assert in_file(rx, frame("C:\\py\\Lib\\site-packages\\torch_xla\\utils\\utils.py"))
+    assert not in_file(rx, frame("/usr/lib/python3.10/site-packages/torch/utils/utils.py"))
+    assert not in_file(rx, frame("/x/not_torch_xla/utils/utils.py"))
+    assert in_file(re.compile(r"utils\.py"), frame("/x/torch/utils/utils.py"))

@@ -275,6 +275,9 @@ _LAYERS = tuple((layer, _compile(p, f)) for layer, _what, p, f in LAYER_SIGNS)
 _ERROR_LINE = re.compile(ERROR_LINE, re.M)
 _STACK_LINE = re.compile(STACK_LINE, re.M)
 #: an exception raised with no message (``AssertionError`` alone on its line): the error line of its traceback
+#: a Python file of torch_xla itself (a frame's path, with forward slashes)
+TORCH_XLA_PATH = r"(?:^|/)torch_xla/[^/]+(?:/[^/]+)*\.py$"
+_TORCH_XLA_PATH = re.compile(TORCH_XLA_PATH)
 BARE_EXCEPTION = r"^[ \t]*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)[ \t]*$"
 _BARE_EXCEPTION = re.compile(BARE_EXCEPTION, re.M)
 _VERSIONS = {
@@ -567,7 +570,7 @@ def annotate(records: list[dict], background: list[tuple[str, str]] | None = Non
                 else:
                     for name, f in bg_facts:
                         if any(
-                            _rx(s["file"]).fullmatch(fr.base) and (not s["function"] or _rx(s["function"]).fullmatch(fr.function))
+                            in_file(_rx(s["file"]), fr) and (not s["function"] or _rx(s["function"]).fullmatch(fr.function))
                             for fr in f.frames
                         ):
                             s["generic"] = f"also in an unrelated log ({name})"
@@ -620,6 +623,9 @@ class Result:
     search: str = ""
     layers: tuple[str, ...] = ()
     stack_only: bool = False
+    #: records whose specific frame the stack of a stack-only paste stops in (:func:`stacked`): not a match,
+    #: the code the message would come from
+    stacked: list[Match] = field(default_factory=list)
 
     @property
     def strong(self) -> list[Match]:
@@ -761,6 +767,17 @@ def _rx(pattern: str, flags: int = 0) -> re.Pattern:
     return re.compile(pattern, flags)
 
 
+def in_file(file_rx: re.Pattern, fr: Frame) -> bool:
+    """A frame signature's file names the frame's file: the whole of its name, or, for a pattern with a ``/``,
+    of the path's last components (``torch_xla/utils/utils\\.py`` tells one ``utils.py`` from another's)."""
+    if file_rx.fullmatch(fr.base):
+        return True
+    if "/" not in file_rx.pattern:
+        return False
+    parts = re.split(r"[/\\]", fr.path)
+    return any(file_rx.fullmatch("/".join(parts[i:])) for i in range(len(parts) - 2, -1, -1))
+
+
 def _hit(sig: Signature, f: Facts) -> Hit | None:
     text = f.text
     if sig.pattern and sig.kind in ("message", "check", "call") and _absent(sig.pattern, text, words=f.words):
@@ -772,7 +789,7 @@ def _hit(sig: Signature, f: Facts) -> Hit | None:
         file_rx = _rx(sig.file)
         function_rx = _rx(sig.function) if sig.function else None
         for fr in f.frames:
-            if file_rx.fullmatch(fr.base) and (function_rx is None or function_rx.fullmatch(fr.function)):
+            if in_file(file_rx, fr) and (function_rx is None or function_rx.fullmatch(fr.function)):
                 return Hit(sig, f"{fr.base} in {fr.function}", _line_of(text, fr.pos), fr.pos, fr.pos + 1)
         return None
     if sig.kind == "call":
@@ -915,6 +932,45 @@ def advice(record: dict, version: str | None) -> dict:
     return {"code": "limitation" if limitation else "not-measured", "version": v, "fixed_in": fixed, "verdict": measured}
 
 
+def own_frame(f: Facts, generic: dict) -> Frame | None:
+    """The innermost frame of torch_xla's own Python code a paste shows (an entry frame aside): where a
+    traceback left torch_xla last."""
+    for fr in reversed(f.frames):
+        if _TORCH_XLA_PATH.search(fr.path.replace("\\", "/")) and not _generic_frame(fr.base, fr.function, generic):
+            return fr
+    return None
+
+
+def stacked(records: list[dict], f: Facts, generic: dict | None = None) -> list[Match]:
+    """For a paste that shows a stack and no error line (``f.stack_only``): the records with a specific frame
+    signature at the paste's innermost torch_xla frame (:func:`own_frame`), each with the frame and call
+    signatures it hits (specific ones); most evidence first. The stack stops in the code the record's bug fails in, which no message confirms:
+    it names no bug (strength ``stack``), it says where to look."""
+    generic = generic or GENERIC
+    own = own_frame(f, generic) if f.stack_only else None
+    if own is None:
+        return []
+    out = []
+    for r in records:
+        hits = [h for h in _judge(r, f, generic) if h.signature.kind in ("frame", "call") and not h.generic]
+        at_own = [h.signature for h in hits if h.signature.kind == "frame" and _at(h.signature, own)]
+        if at_own:
+            # the frame the stack stops in is the one shown for each signature it satisfies
+            line = _line_of(f.text, own.pos)
+            hits = [
+                Hit(h.signature, f"{own.base} in {own.function}", line, own.pos, own.pos + 1) if h.signature in at_own else h
+                for h in hits
+            ]
+            order = sorted(hits, key=lambda h: (h.line, KINDS.index(h.signature.kind), h.start))
+            out.append(Match(r, "stack", _score(hits), order))
+    out.sort(key=lambda m: (-m.score, m.id))
+    return out
+
+
+def _at(sig: Signature, fr: Frame) -> bool:
+    return in_file(_rx(sig.file), fr) and (not sig.function or bool(_rx(sig.function).fullmatch(fr.function)))
+
+
 def judge(record: dict, f: Facts, generic: dict | None = None) -> Match | None:
     """One record's match against a log's facts, before the rules across records (sharing, groups)."""
     generic = generic or GENERIC
@@ -1004,6 +1060,7 @@ def triage(
         search_url(f),
         f.layers,
         f.stack_only,
+        [] if matches or (f.other_backends and not f.torch_xla) else stacked(records, f, generic),
     )
 
 
@@ -1154,6 +1211,7 @@ def export_records(records: list[dict], cat=None, background: list[tuple[str, st
         "error_line": ERROR_LINE,
         "stack_line": STACK_LINE,
         "bare_exception": BARE_EXCEPTION,
+        "torch_xla_path": TORCH_XLA_PATH,
         "short_paste": SHORT_PASTE,
         "version_patterns": {
             name: [[where, p.format(name=rx), f] for where, p, f in VERSION_PATTERNS] for name, rx in _NAMES.items()
@@ -1246,6 +1304,7 @@ def result_json(result: Result) -> dict:
         "ambiguous": result.ambiguous,
         "matches": [match_json(m) for m in result.matches],
         "related": [match_json(m) for m in result.related],
+        "stacked": [match_json(m) for m in result.stacked],
         "origins": [
             {
                 "line": o.line,

@@ -39,6 +39,8 @@ WORDS = {
         "group": "These records are look-alikes: the paste cannot tell them apart. What tells them apart:",
         "possible": "Possible matches (an error without what triggered it, or a generic error with a trigger of the record):",
         "related": "Related records (the paste shows only evidence they share with other bugs: not a match):",
+        "stacked": "The stack leaves torch_xla where these records' bugs fail (no message confirms it, so it names none "
+        "of them; the message tells):",
         "strength": {"strong": "strong", "possible": "possible", "related": "related"},
         "score": "score",
         "matched": "matched",
@@ -92,6 +94,7 @@ WORDS = {
         "group": "这些记录彼此相似：仅凭粘贴的内容无法区分。区分方法：",
         "possible": "可能的匹配（只有报错而没有触发它的代码，或只有通用报错加上该记录的触发条件）：",
         "related": "相关记录（粘贴的内容只有与其他问题共有的证据，不算匹配）：",
+        "stacked": "调用栈离开 torch_xla 的位置，正是下列记录中的问题出错的地方（没有报错信息确认，所以不能断定是其中哪一个；报错信息能说明）：",
         "strength": {"strong": "强匹配", "possible": "可能", "related": "相关"},
         "score": "得分",
         "matched": "匹配",
@@ -228,13 +231,13 @@ def report(
             out.append("")
             out.append(w["possible"])
         out.extend(_match_lines(n, m, lang))
-    if result.related:
-        out.append("")
-        out.append(w["related"])
-        for m in result.related:
-            out.append(f"  - {m.id} [{_status(m.record, lang)}] — {m.record['title'][lang]}")
-            for h in m.hits:
-                out.append(f"      {_hit(h, lang)}")
+    for key, listed in (("stacked", result.stacked), ("related", result.related)):
+        if listed:  # records the paste points at without naming one: a stack alone, shared evidence
+            out.append("")
+            out.append(w[key])
+            for m in listed:
+                out.append(f"  - {m.id} [{_status(m.record, lang)}] — {m.record['title'][lang]}")
+                out.extend(f"      {_hit(h, lang)}" for h in m.hits)
     if result.origins:
         out.append("")
         out.append(w["origins"])

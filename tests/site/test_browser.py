@@ -376,6 +376,19 @@ def test_paste_box_shows_strong_matches_advice_and_workaround(browser, server, l
     _submit(browser)
     hint = browser.find_element(By.CSS_SELECTOR, ".xlakb-triage-stack-only").text
     assert ("paste it too" in hint) if lang == "en" else ("请把它也贴上" in hint)
+    assert not browser.find_elements(By.CSS_SELECTOR, ".xlakb-triage-stacked")
+    # a stack alone that leaves torch_xla in a record's frame lists the records whose bugs fail there
+    _paste(
+        browser,
+        'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n    xm.save(state, "a.pt")\n'
+        '  File "/v/site-packages/torch_xla/utils/utils.py", line 206, in _for_each_instance_rewrite\n'
+        "    result.__dict__[k] = v\n",
+    )
+    _submit(browser)
+    listed = browser.find_elements(By.CSS_SELECTOR, ".xlakb-triage-stacked + ul > li")
+    assert "xm-save-class-object-mappingproxy-typeerror" in [li.get_attribute("data-id") for li in listed]
+    assert not browser.find_elements(By.CSS_SELECTOR, ".xlakb-triage-match")
+    assert browser.find_element(By.CSS_SELECTOR, ".xlakb-triage-stack-only")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -139,6 +139,16 @@
 
   function escapeRe(s) { return s.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&"); }
 
+  /* A frame signature's file names the frame's file: its whole name, or, for a pattern with a "/", the path's last
+     components (triage.py in_file). */
+  function inFile(fileRe, fr) {
+    if (fileRe.test(fr.base)) return true;
+    if (fileRe.source.indexOf("/") === -1) return false;
+    var parts = fr.path.split(/[\/\\]/);
+    for (var i = parts.length - 2; i >= 0; i--) if (fileRe.test(parts.slice(i).join("/"))) return true;
+    return false;
+  }
+
   function hit(sig, f) {
     var text = f.text, m, i;
     if (sig.kind === "message" || sig.kind === "check") {
@@ -148,7 +158,7 @@
     if (sig.kind === "frame") {
       for (i = 0; i < f.frames.length; i++) {
         var fr = f.frames[i];
-        if (full(sig.file).test(fr.base) && (!sig.function || full(sig.function).test(fr.fn))) {
+        if (inFile(full(sig.file), fr) && (!sig.function || full(sig.function).test(fr.fn))) {
           return { sig: sig, excerpt: fr.base + " in " + fr.fn, line: lineOf(text, fr.pos), start: fr.pos, end: fr.pos + 1 };
         }
       }
@@ -321,6 +331,37 @@
     });
   }
 
+  /* The innermost frame of torch_xla's own Python code, an entry frame aside (triage.py own_frame). */
+  function ownFrame(f, data) {
+    var re = rx(data.torch_xla_path);
+    for (var i = f.frames.length - 1; i >= 0; i--) {
+      var fr = f.frames[i];
+      if (re.test(fr.path.replace(/\\/g, "/")) && !genericFrame(fr.base, fr.fn, data.generic)) return fr;
+    }
+    return null;
+  }
+
+  /* A stack-only paste: the records with a specific frame signature where its stack leaves torch_xla (triage.py stacked). */
+  function stackedMatches(records, f, data) {
+    var own = f.stackOnly ? ownFrame(f, data) : null;
+    if (!own) return [];
+    var line = lineOf(f.text, own.pos);
+    var out = [];
+    records.forEach(function (r) {
+      var hits = judgeHits(r, f, data).filter(function (h) { return (h.sig.kind === "frame" || h.sig.kind === "call") && !h.generic; });
+      var atOwn = hits.filter(function (h) {
+        return h.sig.kind === "frame" && inFile(full(h.sig.file), own) && (!h.sig.function || full(h.sig.function).test(own.fn));
+      });
+      if (!atOwn.length) return;
+      hits = hits.map(function (h) {
+        return atOwn.indexOf(h) !== -1 ? copy(h, { excerpt: own.base + " in " + own.fn, line: line, start: own.pos, end: own.pos + 1 }) : h;
+      });
+      out.push({ record: r, strength: "stack", score: score(hits, data), hits: hits.sort(order), group: [], advice: {} });
+    });
+    out.sort(function (a, b) { return (b.score - a.score) || cmpStr(a.record.id, b.record.id); });
+    return out;
+  }
+
   function hitJson(h) {
     return { kind: h.sig.kind, signature: describe(h.sig), excerpt: h.excerpt, line: h.line, generic: h.generic };
   }
@@ -385,6 +426,7 @@
       return ((a.strength !== "strong") - (b.strength !== "strong")) || (b.score - a.score) || cmpStr(a.record.id, b.record.id);
     });
     related.sort(function (a, b) { return (b.score - a.score) || cmpStr(a.record.id, b.record.id); });
+    var stacked = matches.length || (f.others.length && !f.signs.length) ? [] : stackedMatches(data.records, f, data);
     function matchJson(m) {
       return { id: m.record.id, strength: m.strength, score: m.score, group: m.group, matched: m.hits.map(hitJson), advice: m.advice };
     }
@@ -401,7 +443,7 @@
       }),
       torch_xla: version || null, torch: f.torch || null, version_source: torchXla ? "given" : (f.where || null),
       torch_xla_signs: f.signs, other_backends: f.others, layers: f.layers, stack_only: f.stackOnly, ambiguous: ambiguous,
-      matches: matches.map(matchJson), related: related.map(matchJson),
+      matches: matches.map(matchJson), related: related.map(matchJson), stacked: stacked.map(matchJson),
       origins: f.origins.map(function (o) {
         var note = (!v || !o.row.releases) ? "" : (o.row.release_list.indexOf(v) !== -1 ? "" : "not-in-release");
         return { line: o.line, excerpt: o.excerpt, text: o.row.text, origins: o.row.origins, places: o.row.places,
@@ -1063,6 +1105,13 @@
         '<p class="xlakb-triage-workaround"><strong>' + esc(t.workaround) + "</strong>" + t.gap + md(rec.workaround[lang]) + "</p>" +
         howMatched(m, t) + "</div>");
     });
+    if (res.stacked && res.stacked.length) {
+      // a stack-only paste whose stack leaves torch_xla where records' bugs fail: names none (triage.py stacked)
+      html.push('<h3 class="xlakb-triage-stacked">' + esc(t.stacked) + "</h3><ul>" + res.stacked.map(function (m) {
+        return '<li data-id="' + esc(m.id) + '"><a href="' + esc(recordsHref + m.id + "/") + '">' + md(byId[m.id].title[lang]) + "</a>" +
+          howMatched(m, t) + "</li>";
+      }).join("") + "</ul>");
+    }
     if (res.related.length) {
       html.push('<h3 class="xlakb-triage-related">' + esc(t.related) + "</h3><ul>" + res.related.map(function (m) {
         return '<li data-id="' + esc(m.id) + '"><a href="' + esc(recordsHref + m.id + "/") + '">' + md(byId[m.id].title[lang]) + "</a>" +
