@@ -798,8 +798,9 @@ SAVE_STACK = (
 def test_a_stack_alone_that_leaves_torch_xla_in_a_records_frame_lists_those_records(lang):
     """A stack-only paste whose innermost torch_xla frame is a record's specific frame signature lists the
     records whose bugs fail there (with the frame and call signatures each shows), and names none of them: no
-    message says which. With its message the record is named as before and nothing is listed; a stack that leaves
-    torch_xla elsewhere, or one that ends in an error line, lists nothing."""
+    message says which. A comprehension's frame stands for the function it is written in. With its message the
+    record is named as before and nothing is listed; a stack that leaves torch_xla elsewhere, or one that ends in
+    an error line, lists nothing."""
     from xlakb.triage_report import report
 
     records = _records()
@@ -820,6 +821,11 @@ def test_a_stack_alone_that_leaves_torch_xla_in_a_records_frame_lists_those_reco
     told = triage(log_from_text(SAVE_STACK + "TypeError: 'mappingproxy' object does not support item assignment\n"), records)
     assert told.matches[0].id == "xm-save-class-object-mappingproxy-typeerror" and told.matches[0].strength == "strong"
     assert not told.stacked and "stacked" in result_json(told) and not result_json(told)["stacked"]
+    # a comprehension's frame is part of the function it is written in (Python 3.12 shows none)
+    comprehension = SAVE_STACK + (
+        '  File "/usr/lib/python3.10/site-packages/torch_xla/utils/utils.py", line 207, in <listcomp>\n    [x for x in v]\n'
+    )
+    assert [m.id for m in triage(log_from_text(comprehension), records).stacked] == listed
     # a stack that leaves torch_xla in another function, or one with an error no record knows, lists nothing
     elsewhere = SAVE_STACK.replace("_for_each_instance_rewrite", "_frobnicate")
     assert triage(log_from_text(elsewhere), records).stack_only and not triage(log_from_text(elsewhere), records).stacked

@@ -278,6 +278,9 @@ _STACK_LINE = re.compile(STACK_LINE, re.M)
 #: a Python file of torch_xla itself (a frame's path, with forward slashes)
 TORCH_XLA_PATH = r"(?:^|/)torch_xla/[^/]+(?:/[^/]+)*\.py$"
 _TORCH_XLA_PATH = re.compile(TORCH_XLA_PATH)
+#: a comprehension's frame: part of the function it is written in (Python 3.12 no longer shows it)
+COMPREHENSION = r"<(?:listcomp|dictcomp|setcomp|genexpr)>"
+_COMPREHENSION = re.compile(COMPREHENSION)
 BARE_EXCEPTION = r"^[ \t]*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)[ \t]*$"
 _BARE_EXCEPTION = re.compile(BARE_EXCEPTION, re.M)
 _VERSIONS = {
@@ -933,9 +936,11 @@ def advice(record: dict, version: str | None) -> dict:
 
 
 def own_frame(f: Facts, generic: dict) -> Frame | None:
-    """The innermost frame of torch_xla's own Python code a paste shows (an entry frame aside): where a
-    traceback left torch_xla last."""
+    """The innermost frame of torch_xla's own Python code a paste shows (an entry frame aside, and a
+    comprehension's, which the function it is written in stands for): where a traceback left torch_xla last."""
     for fr in reversed(f.frames):
+        if _COMPREHENSION.fullmatch(fr.function):
+            continue
         if _TORCH_XLA_PATH.search(fr.path.replace("\\", "/")) and not _generic_frame(fr.base, fr.function, generic):
             return fr
     return None
@@ -1212,6 +1217,7 @@ def export_records(records: list[dict], cat=None, background: list[tuple[str, st
         "stack_line": STACK_LINE,
         "bare_exception": BARE_EXCEPTION,
         "torch_xla_path": TORCH_XLA_PATH,
+        "comprehension": COMPREHENSION,
         "short_paste": SHORT_PASTE,
         "version_patterns": {
             name: [[where, p.format(name=rx), f] for where, p, f in VERSION_PATTERNS] for name, rx in _NAMES.items()

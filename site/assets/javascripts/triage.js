@@ -331,11 +331,12 @@
     });
   }
 
-  /* The innermost frame of torch_xla's own Python code, an entry frame aside (triage.py own_frame). */
+  /* The innermost frame of torch_xla's own Python code, an entry frame and a comprehension's aside (triage.py own_frame). */
   function ownFrame(f, data) {
     var re = rx(data.torch_xla_path);
     for (var i = f.frames.length - 1; i >= 0; i--) {
       var fr = f.frames[i];
+      if (full(data.comprehension).test(fr.fn)) continue;  // the function it is written in stands for it
       if (re.test(fr.path.replace(/\\/g, "/")) && !genericFrame(fr.base, fr.fn, data.generic)) return fr;
     }
     return null;
