@@ -946,18 +946,20 @@ def own_frame(f: Facts, generic: dict) -> Frame | None:
     return None
 
 
-def stacked(records: list[dict], f: Facts, generic: dict | None = None) -> list[Match]:
+def stacked(records: list[dict], f: Facts, generic: dict | None = None, judged: list[list[Hit]] | None = None) -> list[Match]:
     """For a paste that shows a stack and no error line (``f.stack_only``): the records with a specific frame
     signature at the paste's innermost torch_xla frame (:func:`own_frame`), each with the frame and call
-    signatures it hits (specific ones); most evidence first. The stack stops in the code the record's bug fails in, which no message confirms:
-    it names no bug (strength ``stack``), it says where to look."""
+    signatures it hits (specific ones); most evidence first. The stack stops in the code the record's bug fails
+    in, which no message confirms: it names no bug (strength ``stack``), it says where to look. ``judged``: each
+    record's hits, when the caller has them already (:func:`_judge`, in the order of ``records``)."""
     generic = generic or GENERIC
     own = own_frame(f, generic) if f.stack_only else None
     if own is None:
         return []
     out = []
-    for r in records:
-        hits = [h for h in _judge(r, f, generic) if h.signature.kind in ("frame", "call") and not h.generic]
+    for i, r in enumerate(records):
+        found = judged[i] if judged is not None else _judge(r, f, generic)
+        hits = [h for h in found if h.signature.kind in ("frame", "call") and not h.generic]
         at_own = [h.signature for h in hits if h.signature.kind == "frame" and _at(h.signature, own)]
         if at_own:
             # the frame the stack stops in is the one shown for each signature it satisfies
@@ -1002,8 +1004,8 @@ def triage(
     source = "given" if torch_xla else f.version_source
     records = list(records)
     judged: list[tuple[dict, list[Hit]]] = []
-    for r in records:
-        hits = _judge(r, f, generic, catalog.helpers)
+    every = [_judge(r, f, generic, catalog.helpers) for r in records]
+    for r, hits in zip(records, every):
         if any(h.signature.kind in MESSAGE_KINDS for h in hits):
             judged.append((r, hits))
     # evidence two records share in this paste (unless they are look-alikes) names neither
@@ -1065,7 +1067,7 @@ def triage(
         search_url(f),
         f.layers,
         f.stack_only,
-        [] if matches or (f.other_backends and not f.torch_xla) else stacked(records, f, generic),
+        [] if matches or (f.other_backends and not f.torch_xla) else stacked(records, f, generic, every),
     )
 
 
