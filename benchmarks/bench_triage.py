@@ -179,6 +179,11 @@ HELDOUT_ROUNDS = (
         "round 11 (spent: today's rules, not a held-out figure)",
         "第 11 轮（已用过：按现在的规则，不是留出集数字）",
     ),
+    (
+        "heldout-reported-12",
+        "round 12 (spent: today's rules, not a held-out figure)",
+        "第 12 轮（已用过：按现在的规则，不是留出集数字）",
+    ),
 )
 
 
