@@ -848,3 +848,16 @@ def test_a_frame_signature_with_a_directory_names_that_file_only():
     assert not in_file(rx, frame("/usr/lib/python3.10/site-packages/torch/utils/utils.py"))
     assert not in_file(rx, frame("/x/not_torch_xla/utils/utils.py"))
     assert in_file(re.compile(r"utils\.py"), frame("/x/torch/utils/utils.py"))
+
+
+def test_torchs_own_truth_value_error_names_a_record_only_raised_in_its_frame():
+    """``Boolean value of Tensor with more than one value is ambiguous`` is torch's error for any multi-element
+    tensor used as a truth value, on every backend: alone it names no record (only related); raised in the record's
+    own frame (gradient_accumulation's) it is that bug, as its reproducer logs show."""
+    records = _records()
+    alone = "RuntimeError: Boolean value of Tensor with more than one value is ambiguous\n"
+    result = triage(log_from_text(alone), records)
+    assert result.matches == [] and "grad-acc-existing-grad-ambiguous-bool" in [m.id for m in result.related]
+    for log in sorted((CORPUS / "positive").glob("grad-acc-existing-grad-ambiguous-bool@*.log")):
+        (first, *_) = triage(log_from_text(log.read_text("utf-8")), records).matches
+        assert first.id == "grad-acc-existing-grad-ambiguous-bool" and first.strength == "strong", log.name
