@@ -191,6 +191,11 @@ def reported_scores() -> list[dict]:
     return [f for folder, en, zh in HELDOUT_ROUNDS for f in reported_round(folder, en, zh)]
 
 
+def first_alone(listed: list) -> bool:
+    """The first of the records a stack alone lists has more evidence than the next (a tie names none first)."""
+    return bool(listed) and (len(listed) == 1 or listed[0].score > listed[1].score)
+
+
 def first_answer(result, hits: list, issues_of: dict) -> set[str]:
     """What a user reads first: the first record match, else the first reported cluster, else (a stack alone) the
     record listed first by more evidence than the next (:func:`xlakb.triage.stacked`; a tie names none first)."""
@@ -199,9 +204,9 @@ def first_answer(result, hits: list, issues_of: dict) -> set[str]:
         return {f"record:{m.id}"} | {f"report:{n}" for n in issues_of.get(m.id, [])}
     if hits:
         return {f"report:{r.number}" for r in hits[0].cluster.issues}
-    listed = result.stacked
-    if listed and (len(listed) == 1 or listed[0].score > listed[1].score):
-        return {f"record:{listed[0].id}"} | {f"report:{n}" for n in issues_of.get(listed[0].id, [])}
+    if first_alone(result.stacked):
+        rid = result.stacked[0].id
+        return {f"record:{rid}"} | {f"report:{n}" for n in issues_of.get(rid, [])}
     return set()
 
 
@@ -209,7 +214,8 @@ def reported_round(folder_name: str, round_en: str, round_zh: str) -> list[dict]
     """The reported tier on held-out pastes (tests/data/triage/<folder_name>): pastes from threads the store
     does not hold (other pytorch/xla issues, and projects built on it) that show a stored report's bug, judged
     by reading the threads, and look-alike controls. Collected after the rules and the frames were written and
-    never used to tune them. The first answer is :func:`first_answer`; it is right when it holds the expected report (or one the thread names as the same bug)."""
+    never used to tune them. The first answer is :func:`first_answer`; it is right when it holds the expected
+    report (or one the thread names as the same bug)."""
     import yaml
 
     from xlakb.knowledge import export, upstream_clusters
@@ -338,7 +344,7 @@ def record_stack_scores() -> list[dict]:
         listed = triage(log_from_text("Traceback (most recent call last):\n" + "".join(frames)), records, catalog=catalog).stacked
         ids = [m.id for m in listed]
         s["listed"] += rid in ids
-        s["first"] += bool(ids) and ids[0] == rid and (len(listed) == 1 or listed[0].score > listed[1].score)
+        s["first"] += first_alone(listed) and ids[0] == rid
     print(
         f"\nstack-only pastes of reproducer logs (records with a frame signature): listed {s['listed']} of {s['logs']}, "
         f"first alone {s['first']}"

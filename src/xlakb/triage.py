@@ -274,13 +274,13 @@ _SIGNS = tuple((what, _compile(p, f)) for what, p, f in TORCH_XLA_SIGNS)
 _LAYERS = tuple((layer, _compile(p, f)) for layer, _what, p, f in LAYER_SIGNS)
 _ERROR_LINE = re.compile(ERROR_LINE, re.M)
 _STACK_LINE = re.compile(STACK_LINE, re.M)
-#: an exception raised with no message (``AssertionError`` alone on its line): the error line of its traceback
 #: a Python file of torch_xla itself (a frame's path, with forward slashes)
 TORCH_XLA_PATH = r"(?:^|/)torch_xla/[^/]+(?:/[^/]+)*\.py$"
 _TORCH_XLA_PATH = re.compile(TORCH_XLA_PATH)
 #: a comprehension's frame: part of the function it is written in (Python 3.12 no longer shows it)
 COMPREHENSION = r"<(?:listcomp|dictcomp|setcomp|genexpr)>"
 _COMPREHENSION = re.compile(COMPREHENSION)
+#: an exception raised with no message (``AssertionError`` alone on its line): the error line of its traceback
 BARE_EXCEPTION = r"^[ \t]*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)[ \t]*$"
 _BARE_EXCEPTION = re.compile(BARE_EXCEPTION, re.M)
 _VERSIONS = {
@@ -571,11 +571,9 @@ def annotate(records: list[dict], background: list[tuple[str, str]] | None = Non
                 if why:
                     s["generic"] = f"an entry frame ({why})"
                 else:
+                    sig = _signature("frame", "", s["file"], s["function"], "")
                     for name, f in bg_facts:
-                        if any(
-                            in_file(_rx(s["file"]), fr) and (not s["function"] or _rx(s["function"]).fullmatch(fr.function))
-                            for fr in f.frames
-                        ):
+                        if any(_at(sig, fr) for fr in f.frames):
                             s["generic"] = f"also in an unrelated log ({name})"
                             break
             sigs.append(s)
@@ -770,6 +768,11 @@ def _rx(pattern: str, flags: int = 0) -> re.Pattern:
     return re.compile(pattern, flags)
 
 
+def _at(sig: Signature, fr: Frame) -> bool:
+    """A frame signature names this frame: its file (:func:`in_file`) and, when it gives one, its function."""
+    return in_file(_rx(sig.file), fr) and (not sig.function or bool(_rx(sig.function).fullmatch(fr.function)))
+
+
 def in_file(file_rx: re.Pattern, fr: Frame) -> bool:
     """A frame signature's file names the frame's file: the whole of its name, or, for a pattern with a ``/``,
     of the path's last components (``torch_xla/utils/utils\\.py`` tells one ``utils.py`` from another's)."""
@@ -789,10 +792,8 @@ def _hit(sig: Signature, f: Facts) -> Hit | None:
         m = _rx(sig.pattern, re.M).search(text)
         return Hit(sig, m.group(0)[:160], _line_of(text, m.start()), m.start(), m.end()) if m else None
     if sig.kind == "frame":
-        file_rx = _rx(sig.file)
-        function_rx = _rx(sig.function) if sig.function else None
         for fr in f.frames:
-            if in_file(file_rx, fr) and (function_rx is None or function_rx.fullmatch(fr.function)):
+            if _at(sig, fr):
                 return Hit(sig, f"{fr.base} in {fr.function}", _line_of(text, fr.pos), fr.pos, fr.pos + 1)
         return None
     if sig.kind == "call":
@@ -946,24 +947,23 @@ def own_frame(f: Facts, generic: dict) -> Frame | None:
     return None
 
 
-def stacked(records: list[dict], f: Facts, generic: dict | None = None, judged: list[list[Hit]] | None = None) -> list[Match]:
+def stacked(judged: Iterable[tuple[dict, list[Hit]]], f: Facts, generic: dict | None = None) -> list[Match]:
     """For a paste that shows a stack and no error line (``f.stack_only``): the records with a specific frame
     signature at the paste's innermost torch_xla frame (:func:`own_frame`), each with the frame and call
     signatures it hits (specific ones); most evidence first. The stack stops in the code the record's bug fails
     in, which no message confirms: it names no bug (strength ``stack``), it says where to look. ``judged``: each
-    record's hits, when the caller has them already (:func:`_judge`, in the order of ``records``)."""
+    record with its hits (:func:`_judge`), as :func:`triage` has them already."""
     generic = generic or GENERIC
     own = own_frame(f, generic) if f.stack_only else None
     if own is None:
         return []
+    line = _line_of(f.text, own.pos)
     out = []
-    for i, r in enumerate(records):
-        found = judged[i] if judged is not None else _judge(r, f, generic)
+    for r, found in judged:
         hits = [h for h in found if h.signature.kind in ("frame", "call") and not h.generic]
         at_own = [h.signature for h in hits if h.signature.kind == "frame" and _at(h.signature, own)]
         if at_own:
             # the frame the stack stops in is the one shown for each signature it satisfies
-            line = _line_of(f.text, own.pos)
             hits = [
                 Hit(h.signature, f"{own.base} in {own.function}", line, own.pos, own.pos + 1) if h.signature in at_own else h
                 for h in hits
@@ -972,10 +972,6 @@ def stacked(records: list[dict], f: Facts, generic: dict | None = None, judged: 
             out.append(Match(r, "stack", _score(hits), order))
     out.sort(key=lambda m: (-m.score, m.id))
     return out
-
-
-def _at(sig: Signature, fr: Frame) -> bool:
-    return in_file(_rx(sig.file), fr) and (not sig.function or bool(_rx(sig.function).fullmatch(fr.function)))
 
 
 def judge(record: dict, f: Facts, generic: dict | None = None) -> Match | None:
@@ -1002,12 +998,8 @@ def triage(
     f = facts(log, catalog, generic)
     version = torch_xla or f.torch_xla_version
     source = "given" if torch_xla else f.version_source
-    records = list(records)
-    judged: list[tuple[dict, list[Hit]]] = []
-    every = [_judge(r, f, generic, catalog.helpers) for r in records]
-    for r, hits in zip(records, every):
-        if any(h.signature.kind in MESSAGE_KINDS for h in hits):
-            judged.append((r, hits))
+    every = [(r, _judge(r, f, generic, catalog.helpers)) for r in records]
+    judged = [(r, hits) for r, hits in every if any(h.signature.kind in MESSAGE_KINDS for h in hits)]
     # evidence two records share in this paste (unless they are look-alikes) names neither
     shared: dict[int, dict[int, str]] = {}
     for i, (ri, hi) in enumerate(judged):
@@ -1067,7 +1059,7 @@ def triage(
         search_url(f),
         f.layers,
         f.stack_only,
-        [] if matches or (f.other_backends and not f.torch_xla) else stacked(records, f, generic, every),
+        [] if matches or (f.other_backends and not f.torch_xla) else stacked(every, f, generic),
     )
 
 

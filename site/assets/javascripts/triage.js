@@ -149,6 +149,11 @@
     return false;
   }
 
+  /* A frame signature names this frame: its file (inFile) and, when it gives one, its function (triage.py _at). */
+  function atFrame(sig, fr) {
+    return inFile(full(sig.file), fr) && (!sig.function || full(sig.function).test(fr.fn));
+  }
+
   function hit(sig, f) {
     var text = f.text, m, i;
     if (sig.kind === "message" || sig.kind === "check") {
@@ -158,7 +163,7 @@
     if (sig.kind === "frame") {
       for (i = 0; i < f.frames.length; i++) {
         var fr = f.frames[i];
-        if (inFile(full(sig.file), fr) && (!sig.function || full(sig.function).test(fr.fn))) {
+        if (atFrame(sig, fr)) {
           return { sig: sig, excerpt: fr.base + " in " + fr.fn, line: lineOf(text, fr.pos), start: fr.pos, end: fr.pos + 1 };
         }
       }
@@ -343,16 +348,15 @@
   }
 
   /* A stack-only paste: the records with a specific frame signature where its stack leaves torch_xla (triage.py stacked). */
-  function stackedMatches(records, f, data) {
+  function stackedMatches(every, f, data) {
     var own = f.stackOnly ? ownFrame(f, data) : null;
     if (!own) return [];
     var line = lineOf(f.text, own.pos);
     var out = [];
-    records.forEach(function (r) {
-      var hits = judgeHits(r, f, data).filter(function (h) { return (h.sig.kind === "frame" || h.sig.kind === "call") && !h.generic; });
-      var atOwn = hits.filter(function (h) {
-        return h.sig.kind === "frame" && inFile(full(h.sig.file), own) && (!h.sig.function || full(h.sig.function).test(own.fn));
-      });
+    every.forEach(function (p) {
+      var r = p[0];
+      var hits = p[1].filter(function (h) { return (h.sig.kind === "frame" || h.sig.kind === "call") && !h.generic; });
+      var atOwn = hits.filter(function (h) { return h.sig.kind === "frame" && atFrame(h.sig, own); });
       if (!atOwn.length) return;
       hits = hits.map(function (h) {
         return atOwn.indexOf(h) !== -1 ? copy(h, { excerpt: own.base + " in " + own.fn, line: line, start: own.pos, end: own.pos + 1 }) : h;
@@ -371,11 +375,8 @@
   function triage(text, data, torchXla) {
     var f = facts(text, data);
     var version = torchXla || f.torch_xla;
-    var judged = [];
-    data.records.forEach(function (r) {
-      var hits = judgeHits(r, f, data);
-      if (hits.some(function (h) { return isError(h.sig.kind, data); })) judged.push([r, hits]);
-    });
+    var every = data.records.map(function (r) { return [r, judgeHits(r, f, data)]; });
+    var judged = every.filter(function (p) { return p[1].some(function (h) { return isError(h.sig.kind, data); }); });
     var shared = judged.map(function () { return {}; });
     judged.forEach(function (pi, i) {
       var group = (pi[0].lookalikes || []).concat([pi[0].id]);
@@ -427,7 +428,7 @@
       return ((a.strength !== "strong") - (b.strength !== "strong")) || (b.score - a.score) || cmpStr(a.record.id, b.record.id);
     });
     related.sort(function (a, b) { return (b.score - a.score) || cmpStr(a.record.id, b.record.id); });
-    var stacked = matches.length || (f.others.length && !f.signs.length) ? [] : stackedMatches(data.records, f, data);
+    var stacked = matches.length || (f.others.length && !f.signs.length) ? [] : stackedMatches(every, f, data);
     function matchJson(m) {
       return { id: m.record.id, strength: m.strength, score: m.score, group: m.group, matched: m.hits.map(hitJson), advice: m.advice };
     }
