@@ -197,12 +197,14 @@ def first_alone(listed: list) -> bool:
 
 
 def first_answer(result, hits: list, issues_of: dict) -> set[str]:
-    """What a user reads first: the first record match, else the first reported cluster, else (a stack alone) the
-    record listed first by more evidence than the next (:func:`xlakb.triage.stacked`; a tie names none first)."""
+    """What a user reads first: the first record match, else the first reported cluster that is not generic (a
+    bare crash's or a test's verdict is shown as "may be any crashes / failing tests", naming none), else (a stack
+    alone) the record listed first by more evidence than the next (:func:`xlakb.triage.stacked`; a tie names none
+    first)."""
     if result.matches:
         m = result.matches[0]
         return {f"record:{m.id}"} | {f"report:{n}" for n in issues_of.get(m.id, [])}
-    if hits:
+    if hits := [h for h in hits if not h.cluster.generic]:
         return {f"report:{r.number}" for r in hits[0].cluster.issues}
     if first_alone(result.stacked):
         rid = result.stacked[0].id

@@ -198,6 +198,65 @@ def test_a_fatal_signal_is_what_a_crash_printed_last_not_its_title():
     assert a.key == b.key == "ProcessExitedException: process <n> terminated with exit code <n>" and a.consequence
 
 
+VERDICT_7500 = (Path(__file__).parent / "data" / "triage" / "heldout-reported-12").joinpath(
+    "xla7500-spmd-reduce-scatter-v5e-tensor-likes-not-close-control.txt"
+)
+
+
+def test_a_failing_tests_verdict_names_no_bug(kb, tmp_path, capsys):
+    """What unittest and torch.testing print when a comparison fails says that a test failed, not which bug:
+    reports that show only such a line are one generic cluster, listed after the errors with their own warning
+    (CLI in both languages, site's to-do page), and answer no paste. torch_xla's own assertions keep their words.
+    Real paste: https://github.com/pytorch/xla/issues/7500 (an SPMD reduce-scatter test on v5e)."""
+    from xlakb.cli import main
+    from xlakb.sitegen.render import reported_page
+
+    verdicts = (
+        "AssertionError: False is not true",
+        "AssertionError: True is not false",
+        "AssertionError: Tensor-likes are not close!",
+        "AssertionError: Scalars are not equal!",
+        "AssertionError: 128.0 != 64",
+        "AssertionError: RuntimeError not raised",
+        "AssertionError: Lists differ: [1, 2] != [1, 3]",
+    )
+    for line in verdicts:
+        (e,) = error_lines(line)
+        assert e.verdict and e.consequence, line
+    for line in (
+        "AssertionError: XLA backend is not supported with SPMD. Please use a CPU process group instead.",
+        "AssertionError: Partition spec length (2) should be equal to the input rank (1).",
+        "AssertionError: All tensors should be on xla",
+        "AssertionError: world size 4 != 8 devices",
+    ):
+        (e,) = error_lines(line)
+        assert not e.verdict and not e.consequence, line
+    paste = VERDICT_7500.read_text("utf-8")
+    own = "RuntimeError: torch_xla/csrc/xla_graph_executor.cpp:650 : Check failed: tensor_data"
+    source = tmp_path / "issues.json"
+    source.write_text(json.dumps([_gh(8747, "AssertionError: Tensor-likes are not close!"), _gh(9, f"{own}\n{verdicts[2]}")]))
+    assert main(["--root", str(kb), "upstream", "import", str(source)]) == 0
+    clusters = index.build(store.load(kb))
+    (test,) = [c for c in clusters if c.test]
+    assert test.generic and [r.number for r in test.issues] == [8747] and clusters[-1] is test
+    assert [r.number for c in clusters if not c.generic for r in c.issues] == [9]  # known by its own error
+    hits = index.match(paste, clusters)
+    assert [h.cluster.key for h in hits] == [test.key] and not index._answered(hits)
+    capsys.readouterr()
+    log = tmp_path / "mine.log"
+    log.write_text(paste)
+    main(["--root", str(kb), "triage", str(log), "--json"])
+    (hit,) = json.loads(capsys.readouterr().out)["upstream"]
+    assert hit["cluster"]["generic"] is True and hit["cluster"]["test"] is True
+    main(["--root", str(kb), "triage", str(log)])
+    assert "every failing test prints this line" in capsys.readouterr().out
+    main(["--root", str(kb), "triage", str(log), "--lang", "zh"])
+    assert "任何失败的测试都会打印这一行" in capsys.readouterr().out
+    for lang, words in (("en", "Not listed: 1 reports whose only pasted error is a failing test's"), ("zh", "未列出：1 个报告")):
+        page = reported_page(clusters, lang, href=lambda rid: rid)
+        assert words in page and "Tensor-likes" not in page.split(words)[0]
+
+
 def test_stored_reports_follow_the_rules_of_the_day(kb):
     """The store keeps each pasted error line: its signature is made again when it is read, so a change of the
     normalisation reaches reports that were harvested before it (and the next save writes it)."""

@@ -69,6 +69,7 @@ WORDS = {
         "reported_seeded": "(from the stored search corpus; a harvest with a token refreshes states and fixes)",
         "reported_generic": "a helper many bugs reach prints this error: these reports may be other bugs; compare their tracebacks with yours",
         "reported_crash": "every fatal crash prints this line and these reports show nothing more of theirs: they may be other crashes; compare the error printed before it",
+        "reported_test": "every failing test prints this line and these reports show nothing more of theirs: they may be other bugs; compare the test and the values it compared with yours",
         "state": {"open": "open", "closed": "closed"},
         "new": "Not known yet? Scaffold a record from this log: xlakb new <id> --from-log {source}",
         "stdin": "standard input",
@@ -123,6 +124,7 @@ WORDS = {
         "reported_seeded": "（来自已存储的搜索语料；用令牌抓取后会刷新状态与修复信息）",
         "reported_generic": "这条报错由许多问题都会经过的通用函数打印：这些报告可能是别的问题，请对照它们的调用栈与你的是否一致",
         "reported_crash": "任何致命崩溃都会打印这一行，而这些报告没有更多信息：它们可能是别的崩溃，请对照它之前打印的报错",
+        "reported_test": "任何失败的测试都会打印这一行，而这些报告没有更多信息：它们可能是别的问题，请对照失败的测试及其比较的数值与你的是否一致",
         "state": {"open": "未关闭", "closed": "已关闭"},
         "new": "还没有记录？可以用这份日志生成记录草稿：xlakb new <id> --from-log {source}",
         "stdin": "标准输入",
@@ -332,7 +334,7 @@ def reported_lines(reported: list, lang: str = "en", limit: int = 5, generic: li
         if c.records:
             out.append("      " + w["reported_record"].format(ids=", ".join(c.records)))
         if c.generic:
-            out.append("      " + w["reported_crash"])
+            out.append("      " + w["reported_test" if getattr(c, "test", False) else "reported_crash"])
         elif generic and generic[i]:
             out.append("      " + w["reported_generic"])
         seeded = seeded or any(r.seeded for r in c.issues)

@@ -412,6 +412,27 @@ def test_paste_box_shows_what_a_developer_said_was_the_cause(browser, server, la
     assert f"@{cause.by}" in text and (cause.en if lang == "en" else cause.zh) in text
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_paste_box_says_a_tests_verdict_may_be_any_failing_test(browser, server, layout, lang):
+    """A failing test's verdict (`AssertionError: Tensor-likes are not close!`) finds the stored report that
+    shows nothing more, listed with the warning that it may be any failing test, in the page's language.
+    Real paste: https://github.com/pytorch/xla/issues/7500."""
+    from selenium.webdriver.common.by import By
+
+    from xlakb.words import ui
+
+    paste = (CORPUS / "heldout-reported-12" / "xla7500-spmd-reduce-scatter-v5e-tensor-likes-not-close-control.txt").read_text(
+        "utf-8"
+    )
+    browser.get(f"{server}{'' if lang == 'en' else 'zh/'}triage/")
+    _paste_box_ready(browser)
+    _paste(browser, paste)
+    _submit(browser)
+    shown = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".xlakb-triage-generic"))
+    assert ui()[lang]["triage"]["reported_test"] in " ".join(el.text for el in shown)
+    assert not browser.find_elements(By.CSS_SELECTOR, ".xlakb-triage-match")
+
+
 # -- a site for people: what a visitor with an error meets, in both languages ------------------------------
 def _luminance(rgb: tuple[float, ...]) -> float:
     def channel(c: float) -> float:

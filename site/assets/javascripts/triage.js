@@ -466,7 +466,7 @@
       helperSource: new RegExp(r.helper_source),
       helperFrame: new RegExp(r.helper_frame), entryFrame: new RegExp(r.entry_frame),
       identifier: new RegExp(r.identifier), span: new RegExp(r.code_span, "g"),
-      consequence: new RegExp(r.consequence), exceptionType: new RegExp(r.exception_type), minMessage: r.min_message,
+      consequence: new RegExp(r.consequence), testVerdict: new RegExp(r.test_verdict), exceptionType: new RegExp(r.exception_type), minMessage: r.min_message,
       jobWrapper: new RegExp(r.job_wrapper), continuedSkip: new RegExp(r.continued_skip), continuedMark: new RegExp(r.continued_mark),
       continuedLines: r.continued_lines,
       bareSkip: new RegExp(r.bare_skip), minBare: r.min_bare, bareLines: r.bare_lines, minCut: r.min_cut,
@@ -860,9 +860,9 @@
       if (m) (byMessage[m.toLowerCase()] = byMessage[m.toLowerCase()] || []).push(c);  // other letter case
     });
     var out = [], seen = {};
-    // a fatal signal with no guilty place is the crash's consequence: the error it came of is the title
+    // a fatal signal or a test's verdict with no guilty place is a consequence: the error it came of is the title
     var lines = reportedLines(text, U);
-    var consequence = function (e) { return !e.location && C.consequence.test(e.signature); };
+    var consequence = function (e) { return !e.location && (C.consequence.test(e.signature) || C.testVerdict.test(e.signature)); };
     if (lines.some(function (e) { return !consequence(e); })) lines = lines.filter(function (e) { return !consequence(e); });
     lines.forEach(function (e) {
       var same = bySig[e.signature] || [], message = messageOf(e.signature, C);
@@ -1164,7 +1164,7 @@
             (pullsOnly(c) ? "<br>" + esc(t.reported_pull) : "") +
             ((c.stale || []).length ? "<br>" + esc(t.reported_stale.replace("{issues}", c.stale.map(function (n) { return "#" + n; }).join(", "))) : "") +
             (recs.length ? "<br>" + esc(t.reported_record) + " " + recs.join(", ") : "") +
-            (c.generic ? '<br><span class="xlakb-triage-generic">' + esc(t.reported_crash) + "</span>" :
+            (c.generic ? '<br><span class="xlakb-triage-generic">' + esc(c.test ? t.reported_test : t.reported_crash) + "</span>" :
              h.generic ? '<br><span class="xlakb-triage-generic">' + esc(t.reported_generic) + "</span>" : "") + "</li>";
         }).join("") + "</ul>");
     }

@@ -1010,7 +1010,8 @@ def reported_page(clusters: list, lang: str, href, limit: int = 100) -> str:
     clusters = [c for c in clusters if c.listed]
     todo = [c for c in clusters if not c.records and not c.generic]
     proven = [c for c in clusters if c.records]
-    crash_only = {r.number for c in clusters if c.generic and not c.records for r in c.issues}
+    crash_only = {r.number for c in clusters if c.generic and not c.test and not c.records for r in c.issues}
+    test_only = {r.number for c in clusters if c.test and not c.records for r in c.issues} - crash_only
     if not clusters:
         return t["reported_empty"] + "\n"
     out = [
@@ -1049,6 +1050,8 @@ def reported_page(clusters: list, lang: str, href, limit: int = 100) -> str:
         out.append("")
     if crash_only:
         out.append(t["reported_crash_only"].format(n=len(crash_only)) + "\n")
+    if test_only:
+        out.append(t["reported_test_only"].format(n=len(test_only)) + "\n")
     if proven:
         out.append(f"## {t['reported_proven_head']}\n")
         for c in proven:

@@ -41,6 +41,8 @@ class Cluster:
     helper: str = ""  # the error comes out of this helper; location is its caller (see signature.ErrorLine)
     #: only a fatal signal with no guilty place (signature.ErrorLine.consequence): the reports may be any crashes
     generic: bool = False
+    #: of those, only a failing test's verdict (signature.ErrorLine.verdict): the reports may be any failing tests
+    test: bool = False
     issues: list[Report] = field(default_factory=list)
     fixed_by: list[int] = field(default_factory=list)
     first_fixed: str | None = None
@@ -103,6 +105,7 @@ class Cluster:
             "kind",
             "helper",
             "generic",
+            "test",
             "fixed_by",
             "first_fixed",
             "records",
@@ -124,6 +127,7 @@ class Cluster:
                 "kind": self.kind,
                 "helper": self.helper,
                 "generic": self.generic,
+                "test": self.test,
                 "issues": [
                     {
                         "number": r.number,
@@ -186,7 +190,7 @@ def build(
         for e in _titles(r.error_lines()):
             c = by_key.get(e.key)
             if c is None:
-                c = by_key[e.key] = Cluster(e.key, e.signature, e.location, e.kind, e.helper, e.consequence)
+                c = by_key[e.key] = Cluster(e.key, e.signature, e.location, e.kind, e.helper, e.consequence, e.verdict)
             if r not in c.issues:
                 c.issues.append(r)
             c.frames.extend(f for f in frames if f not in c.frames)

@@ -99,6 +99,20 @@ CONSEQUENCE = (
     r"Check failed: xla_tpu_programs\.size\(\) > )|"
     r"\bterminated with (?:signal|exit code)\b"
 )
+#: what a failing test's comparison prints, whatever it compared: unittest's assertTrue/assertFalse,
+#: assertEqual on two values ("128.0 != 64", placeholders after normalisation), assertRaises' "RuntimeError not
+#: raised", its "Lists differ" family, and torch.testing's and numpy.testing's closeness checks. Every failing
+#: test of any bug prints these words; the test's name and values say which. With no guilty place they are,
+#: like a crash's consequence, never the title of one bug (ErrorLine.verdict).
+TEST_VERDICT = (
+    r"^AssertionError: (?:(?:True|False) is not (?:true|false)$|"
+    r"(?:Tensor-likes|Scalars) are not (?:close|equal)!|"
+    r"The values for attribute '[^']*' do not match\b|Booleans mismatch\b|"
+    r"Arrays are not (?:almost )?equal\b|Not equal to tolerance\b|"
+    r"(?:Lists|Tuples|Dicts|Sets|Sequences|Strings) differ\b|"
+    r"[A-Z]\w*(?:Error|Exception) not raised$|"
+    r"\S+ != \S+$)"
+)
 SOURCE = r"(?:torch_xla/csrc|xla|tensorflow/compiler/xla)/[\w/]*?(\w+\.(?:cpp|cc|h))(?::\d+)?"
 #: the exception type a signature starts with (its module path is already gone, data/normalise.yaml): the same
 #: message under another type is the same error, where a wrapper printed it without its type (spawn's
@@ -140,6 +154,7 @@ _HELPER_SOURCE = re.compile(HELPER_SOURCE)
 _HELPER_FRAME = re.compile(HELPER_FRAME)
 _ENTRY_FRAME = re.compile(ENTRY_FRAME)
 _CONSEQUENCE = re.compile(CONSEQUENCE)
+_TEST_VERDICT = re.compile(TEST_VERDICT)
 _EXCEPTION_TYPE = re.compile(EXCEPTION_TYPE)
 _JOB_WRAPPER = re.compile(JOB_WRAPPER)
 _CONTINUED_SKIP = re.compile(CONTINUED_SKIP)
@@ -166,6 +181,7 @@ def export_rules() -> dict:
         "helper_frame": HELPER_FRAME,
         "entry_frame": ENTRY_FRAME,
         "consequence": CONSEQUENCE,
+        "test_verdict": TEST_VERDICT,
         "exception_type": EXCEPTION_TYPE,
         "job_wrapper": JOB_WRAPPER,
         "continued_skip": CONTINUED_SKIP,
@@ -214,8 +230,15 @@ class ErrorLine:
     def consequence(self) -> bool:
         """A fatal signal or abort with no guilty place: what every crash prints last (the signal handler's
         line, the shell's "Aborted"), not what went wrong. Socorro makes such a crash's signature of its stack;
-        with no stack frame of torch_xla, reports sharing only this line can be any crashes."""
-        return not self.location and bool(_CONSEQUENCE.search(self.signature))
+        with no stack frame of torch_xla, reports sharing only this line can be any crashes. A failing test's
+        verdict (:attr:`verdict`) is one too: reports sharing only it can be any failing tests."""
+        return not self.location and bool(_CONSEQUENCE.search(self.signature) or _TEST_VERDICT.search(self.signature))
+
+    @property
+    def verdict(self) -> bool:
+        """A failing test's comparison with no guilty place ("AssertionError: Tensor-likes are not close!"):
+        what any failing test prints, whatever bug failed it (a kind of :attr:`consequence`)."""
+        return not self.location and bool(_TEST_VERDICT.search(self.signature))
 
     @property
     def key(self) -> str:
@@ -397,8 +420,8 @@ def title_line(title: str) -> ErrorLine | None:
         return None  # an error line already, or only the worker a status came from
     text = _TITLE_TAGS.sub("", title).strip().strip("`").strip()
     sig = normalise(text)
-    if literal_length(sig) < MIN_BARE or "\n" in text or _CONSEQUENCE.search(sig):
-        return None  # a crash's consequence ("terminated with exit code 1") names no bug
+    if literal_length(sig) < MIN_BARE or "\n" in text or _CONSEQUENCE.search(sig) or _TEST_VERDICT.search(sig):
+        return None  # a crash's consequence ("terminated with exit code 1"), a test's verdict name no bug
     return ErrorLine("title", title.strip(), sig, "")
 
 
