@@ -184,6 +184,11 @@ HELDOUT_ROUNDS = (
         "round 12 (spent: today's rules, not a held-out figure)",
         "第 12 轮（已用过：按现在的规则，不是留出集数字）",
     ),
+    (
+        "heldout-reported-13",
+        "round 13 (spent: today's rules, not a held-out figure)",
+        "第 13 轮（已用过：按现在的规则，不是留出集数字）",
+    ),
 )
 
 

@@ -571,7 +571,7 @@
           var key = sig + (location ? " @ " + location : "");
           if (!seen[key]) {
             seen[key] = true;
-            out.push({ kind: C.kinds[k][0], line: Array.from(found).slice(0, 500).join(""), signature: sig, location: location,
+            out.push({ kind: C.kinds[k][0], line: found, signature: sig, location: location,
                        helper: place[1], key: key });
           }
           break;
@@ -583,7 +583,7 @@
           var fkey = fsig + (place ? " @ " + place : "");
           if (fsig.length >= 8 && !seen[fkey]) {
             seen[fkey] = true;
-            out.push({ kind: "fatal", line: Array.from(line).slice(0, 500).join(""), signature: fsig, location: place, helper: "", key: fkey });
+            out.push({ kind: "fatal", line: line, signature: fsig, location: place, helper: "", key: fkey });
           }
         }
       });
