@@ -541,11 +541,10 @@ def cmd_upstream(args) -> int:
         states = f"{len(c.open)} open" if c.open else "all closed"
         proven = f"; record {', '.join(c.records)}" if c.records else ""
         fix = f"; fixed by {', '.join(f'#{p}' for p in c.fixed_by)}" if c.fixed_by else ""
-        proven += (
-            ("; only a test's verdict: may be any failing tests" if c.test else "; only a fatal signal: may be any crashes")
-            if c.generic
-            else ""
-        )
+        if c.generic:
+            proven += (
+                "; only a test's verdict: may be any failing tests" if c.test else "; only a fatal signal: may be any crashes"
+            )
         print(f"{len(c.issues):3d}  {c.key[:100]}\n     {' '.join(f'#{r.number}' for r in c.issues[:8])} ({states}{fix}{proven})")
     print(f"{len(clusters)} clusters from {sum(1 for _ in store.load(root))} stored reports")
     return 0

@@ -334,7 +334,7 @@ def reported_lines(reported: list, lang: str = "en", limit: int = 5, generic: li
         if c.records:
             out.append("      " + w["reported_record"].format(ids=", ".join(c.records)))
         if c.generic:
-            out.append("      " + w["reported_test" if getattr(c, "test", False) else "reported_crash"])
+            out.append("      " + w["reported_test" if c.test else "reported_crash"])
         elif generic and generic[i]:
             out.append("      " + w["reported_generic"])
         seeded = seeded or any(r.seeded for r in c.issues)

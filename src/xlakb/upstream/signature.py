@@ -232,7 +232,7 @@ class ErrorLine:
         line, the shell's "Aborted"), not what went wrong. Socorro makes such a crash's signature of its stack;
         with no stack frame of torch_xla, reports sharing only this line can be any crashes. A failing test's
         verdict (:attr:`verdict`) is one too: reports sharing only it can be any failing tests."""
-        return not self.location and bool(_CONSEQUENCE.search(self.signature) or _TEST_VERDICT.search(self.signature))
+        return self.verdict or (not self.location and bool(_CONSEQUENCE.search(self.signature)))
 
     @property
     def verdict(self) -> bool:
